@@ -1,0 +1,150 @@
+package v1
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/kapi-dev/kapi/internal/pb"
+)
+
+// UID is a unique identifier the server assigns to every object.
+type UID string
+
+// FieldsV1 holds a managed-fields set in its raw JSON form ({"f:metadata":{…}}).
+// In protobuf it is a message with the JSON bytes in field 1.
+type FieldsV1 struct {
+	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=Raw"`
+}
+
+// RawExtension holds an embedded object as raw bytes: JSON in JSON documents, a
+// protobuf envelope in protobuf ones (field 1).
+type RawExtension struct {
+	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=raw"`
+}
+
+func rawJSON(raw []byte) []byte {
+	if raw == nil {
+		return []byte("null")
+	}
+	return raw
+}
+
+func readRawJSON(dec *jsontext.Decoder) ([]byte, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind() == 'n' {
+		return nil, nil
+	}
+	return v.Clone(), nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (f FieldsV1) MarshalJSON() ([]byte, error) { return rawJSON(f.Raw), nil }
+
+// MarshalJSONTo implements the streaming marshaler of go-json-experiment.
+func (f FieldsV1) MarshalJSONTo(enc *jsontext.Encoder) error { return enc.WriteValue(rawJSON(f.Raw)) }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *FieldsV1) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		f.Raw = nil
+		return nil
+	}
+	f.Raw = append(f.Raw[:0], b...)
+	return nil
+}
+
+// UnmarshalJSONFrom implements the streaming unmarshaler of go-json-experiment.
+func (f *FieldsV1) UnmarshalJSONFrom(dec *jsontext.Decoder) (err error) {
+	f.Raw, err = readRawJSON(dec)
+	return err
+}
+
+// MarshalJSON implements json.Marshaler.
+func (r RawExtension) MarshalJSON() ([]byte, error) { return rawJSON(r.Raw), nil }
+
+// MarshalJSONTo implements the streaming marshaler of go-json-experiment.
+func (r RawExtension) MarshalJSONTo(enc *jsontext.Encoder) error {
+	return enc.WriteValue(rawJSON(r.Raw))
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *RawExtension) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		r.Raw = nil
+		return nil
+	}
+	r.Raw = append(r.Raw[:0], b...)
+	return nil
+}
+
+// UnmarshalJSONFrom implements the streaming unmarshaler of go-json-experiment.
+func (r *RawExtension) UnmarshalJSONFrom(dec *jsontext.Decoder) (err error) {
+	r.Raw, err = readRawJSON(dec)
+	return err
+}
+
+func sizeRaw(raw []byte) int {
+	if raw == nil {
+		return 0
+	}
+	return 1 + pb.SizeBytes(len(raw))
+}
+
+func putRaw(b []byte, raw []byte) int {
+	if raw == nil {
+		return 0
+	}
+	return len(b) - pb.PutBytes(b, len(b), 1, raw)
+}
+
+func unmarshalRaw(b []byte, msg string) ([]byte, error) {
+	var raw []byte
+	d := pb.NewDecoder(b, msg)
+	for d.Next() {
+		if d.Field() == 1 {
+			raw = d.CopyBytes()
+		} else {
+			d.Skip()
+		}
+	}
+	return raw, d.Err()
+}
+
+// Size is the protobuf encoded size.
+func (f *FieldsV1) Size() int { return sizeRaw(f.Raw) }
+
+// MarshalToSizedBuffer writes f at the end of b and returns the bytes written.
+func (f *FieldsV1) MarshalToSizedBuffer(b []byte) (int, error) { return putRaw(b, f.Raw), nil }
+
+// Marshal encodes f as protobuf.
+func (f *FieldsV1) Marshal() ([]byte, error) {
+	b := make([]byte, f.Size())
+	putRaw(b, f.Raw)
+	return b, nil
+}
+
+// Unmarshal decodes f from protobuf.
+func (f *FieldsV1) Unmarshal(b []byte) (err error) {
+	f.Raw, err = unmarshalRaw(b, "FieldsV1")
+	return err
+}
+
+// Size is the protobuf encoded size.
+func (r *RawExtension) Size() int { return sizeRaw(r.Raw) }
+
+// MarshalToSizedBuffer writes r at the end of b and returns the bytes written.
+func (r *RawExtension) MarshalToSizedBuffer(b []byte) (int, error) { return putRaw(b, r.Raw), nil }
+
+// Marshal encodes r as protobuf.
+func (r *RawExtension) Marshal() ([]byte, error) {
+	b := make([]byte, r.Size())
+	putRaw(b, r.Raw)
+	return b, nil
+}
+
+// Unmarshal decodes r from protobuf.
+func (r *RawExtension) Unmarshal(b []byte) (err error) {
+	r.Raw, err = unmarshalRaw(b, "RawExtension")
+	return err
+}

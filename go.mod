@@ -1,0 +1,8 @@
+module github.com/kapi-dev/kapi
+
+go 1.26
+
+require (
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

@@ -1,0 +1,144 @@
+// Package golden reads the request/response exchanges captured from a real
+// kube-apiserver (testdata/golden, format in its README.md) so tests can compare
+// kapi's bytes and status codes with the real ones.
+package golden
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Exchange is one captured request and its response.
+type Exchange struct {
+	Name string // file name without extension, e.g. "07-get-configmap-json"
+	Note string // the leading "# ..." comment lines, if any
+
+	Method, Path  string
+	RequestHeader map[string]string
+	RequestBody   []byte
+
+	Status         int
+	Reason         string
+	ResponseHeader map[string]string
+	ResponseBody   []byte // the body, read from the .body.pb twin for binary captures
+}
+
+// Dir is the absolute path of testdata/golden in this repository.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "golden")
+}
+
+// Load reads the exchange named name (with or without ".txt").
+func Load(name string) (*Exchange, error) {
+	name = strings.TrimSuffix(name, ".txt")
+	raw, err := os.ReadFile(filepath.Join(Dir(), name+".txt"))
+	if err != nil {
+		return nil, err
+	}
+	x, err := parse(name, raw)
+	if err != nil {
+		return nil, fmt.Errorf("golden %s: %w", name, err)
+	}
+	return x, nil
+}
+
+// All loads every exchange, in file-name order.
+func All() ([]*Exchange, error) {
+	paths, err := filepath.Glob(filepath.Join(Dir(), "[0-9]*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []*Exchange
+	for _, p := range paths {
+		x, err := Load(filepath.Base(p))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+var sep = []byte("\n---\n")
+
+func parse(name string, raw []byte) (*Exchange, error) {
+	x := &Exchange{Name: name, RequestHeader: map[string]string{}, ResponseHeader: map[string]string{}}
+	req, resp, ok := bytes.Cut(raw, sep)
+	if !ok {
+		return nil, fmt.Errorf("no --- separator")
+	}
+	var err error
+	var notes []string
+	for bytes.HasPrefix(req, []byte("#")) {
+		line, rest, _ := bytes.Cut(req, []byte("\n"))
+		notes = append(notes, strings.TrimSpace(strings.TrimPrefix(string(line), "#")))
+		req = rest
+	}
+	x.Note = strings.Join(notes, "\n")
+	var first string
+	first, x.RequestBody, err = headerBlock(req, x.RequestHeader)
+	if err != nil {
+		return nil, err
+	}
+	x.Method, x.Path, _ = strings.Cut(first, " ")
+	var status string
+	status, x.ResponseBody, err = headerBlock(resp, x.ResponseHeader)
+	if err != nil {
+		return nil, err
+	}
+	code, reason, _ := strings.Cut(status, " ")
+	if x.Status, err = strconv.Atoi(code); err != nil {
+		return nil, fmt.Errorf("status line %q", status)
+	}
+	x.Reason = reason
+	if bytes.HasPrefix(x.ResponseBody, []byte("<binary body: ")) {
+		file, _, _ := strings.Cut(strings.TrimPrefix(string(x.ResponseBody), "<binary body: "), ",")
+		if x.ResponseBody, err = os.ReadFile(filepath.Join(Dir(), file)); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// headerBlock splits "first line\nHeader: v\n...\n\nbody" into its parts. The
+// body loses one trailing newline (the capture's line end).
+func headerBlock(b []byte, h map[string]string) (string, []byte, error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, len(b)+1)
+	n := 0
+	first := ""
+	for sc.Scan() {
+		line := sc.Text()
+		n += len(line) + 1
+		if first == "" {
+			first = line
+			continue
+		}
+		if line == "" {
+			break
+		}
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			return "", nil, fmt.Errorf("bad header line %q", line)
+		}
+		h[k] = v
+	}
+	if n > len(b) {
+		n = len(b)
+	}
+	body := b[n:]
+	body = bytes.TrimSuffix(body, []byte("\n"))
+	if len(body) == 0 {
+		body = nil
+	}
+	return first, body, nil
+}

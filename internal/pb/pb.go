@@ -1,0 +1,248 @@
+// Package pb holds the small protobuf wire helpers that kapi's generated
+// (zz_generated.proto.go) and hand-written Marshal/Unmarshal methods share.
+//
+// Messages are written back to front into a buffer sized by Size(), as
+// Kubernetes' gogo-generated code does: a nested message is written first and its
+// length is then known, so the encoder never measures a subtree twice. Fields come
+// out in ascending field-number order, byte for byte what kube-apiserver sends.
+// Reading uses google.golang.org/protobuf/encoding/protowire.
+package pb
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// SizeVarint is the encoded size of v as a varint.
+func SizeVarint(v uint64) int { return protowire.SizeVarint(v) }
+
+// SizeBytes is the size of a length-delimited field body of n bytes, tag excluded.
+func SizeBytes(n int) int { return protowire.SizeVarint(uint64(n)) + n }
+
+// SizeTag is the size of the tag of field num.
+func SizeTag(num int) int { return protowire.SizeTag(protowire.Number(num)) }
+
+// PutVarint writes v so that it ends at b[i-1] and returns the new start index.
+func PutVarint(b []byte, i int, v uint64) int {
+	i -= protowire.SizeVarint(v)
+	j := i
+	for v >= 0x80 {
+		b[j] = byte(v) | 0x80
+		v >>= 7
+		j++
+	}
+	b[j] = byte(v)
+	return i
+}
+
+// PutTag writes the tag of field num with wire type typ ending at b[i-1].
+func PutTag(b []byte, i int, num int, typ protowire.Type) int {
+	return PutVarint(b, i, protowire.EncodeTag(protowire.Number(num), typ))
+}
+
+// PutString writes a length-delimited string field ending at b[i-1].
+func PutString(b []byte, i int, num int, s string) int {
+	i -= len(s)
+	copy(b[i:], s)
+	i = PutVarint(b, i, uint64(len(s)))
+	return PutTag(b, i, num, protowire.BytesType)
+}
+
+// PutBytes writes a length-delimited bytes field ending at b[i-1].
+func PutBytes(b []byte, i int, num int, v []byte) int {
+	i -= len(v)
+	copy(b[i:], v)
+	i = PutVarint(b, i, uint64(len(v)))
+	return PutTag(b, i, num, protowire.BytesType)
+}
+
+// PutUvarint writes a varint field ending at b[i-1].
+func PutUvarint(b []byte, i int, num int, v uint64) int {
+	i = PutVarint(b, i, v)
+	return PutTag(b, i, num, protowire.VarintType)
+}
+
+// PutFixed64 writes a fixed64 field ending at b[i-1].
+func PutFixed64(b []byte, i int, num int, v uint64) int {
+	i -= 8
+	for k := 0; k < 8; k++ {
+		b[i+k] = byte(v >> (8 * k))
+	}
+	return PutTag(b, i, num, protowire.Fixed64Type)
+}
+
+// PutMessageHeader writes the tag and length of a nested message whose body
+// occupies b[i:end].
+func PutMessageHeader(b []byte, i, end int, num int) int {
+	i = PutVarint(b, i, uint64(end-i))
+	return PutTag(b, i, num, protowire.BytesType)
+}
+
+// Bool converts a bool to its varint value.
+func Bool(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// ErrTruncated reports a message that ends inside a field.
+var ErrTruncated = errors.New("protobuf: truncated or malformed message")
+
+// Decoder walks the fields of one message.
+type Decoder struct {
+	b    []byte
+	msg  string
+	num  protowire.Number
+	typ  protowire.Type
+	errv error
+}
+
+// NewDecoder starts decoding b as the message named msg (used in errors).
+func NewDecoder(b []byte, msg string) *Decoder { return &Decoder{b: b, msg: msg} }
+
+// Next advances to the next field and reports whether there is one. Err tells
+// whether decoding stopped on an error.
+func (d *Decoder) Next() bool {
+	if d.errv != nil || len(d.b) == 0 {
+		return false
+	}
+	num, typ, n := protowire.ConsumeTag(d.b)
+	if n < 0 {
+		d.fail(n)
+		return false
+	}
+	d.b = d.b[n:]
+	d.num, d.typ = num, typ
+	return true
+}
+
+// Field is the number of the current field.
+func (d *Decoder) Field() int { return int(d.num) }
+
+// Err is the first error met.
+func (d *Decoder) Err() error { return d.errv }
+
+func (d *Decoder) fail(n int) {
+	if d.errv == nil {
+		d.errv = fmt.Errorf("decoding %s field %d: %w (%v)", d.msg, d.num, ErrTruncated, protowire.ParseError(n))
+	}
+}
+
+func (d *Decoder) wrongType(want protowire.Type) {
+	if d.errv == nil {
+		d.errv = fmt.Errorf("decoding %s field %d: wire type %d, want %d", d.msg, d.num, d.typ, want)
+	}
+}
+
+// Skip discards the current field's value (an unknown field).
+func (d *Decoder) Skip() {
+	n := protowire.ConsumeFieldValue(d.num, d.typ, d.b)
+	if n < 0 {
+		d.fail(n)
+		return
+	}
+	d.b = d.b[n:]
+}
+
+// Bytes returns the current length-delimited field's value. The slice aliases
+// the input.
+func (d *Decoder) Bytes() []byte {
+	if d.typ != protowire.BytesType {
+		d.wrongType(protowire.BytesType)
+		return nil
+	}
+	v, n := protowire.ConsumeBytes(d.b)
+	if n < 0 {
+		d.fail(n)
+		return nil
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// String returns the current field as a string.
+func (d *Decoder) String() string { return string(d.Bytes()) }
+
+// CopyBytes returns a copy of the current field's bytes, never nil.
+func (d *Decoder) CopyBytes() []byte {
+	v := d.Bytes()
+	out := make([]byte, len(v))
+	copy(out, v)
+	return out
+}
+
+// Uvarint returns the current varint field.
+func (d *Decoder) Uvarint() uint64 {
+	if d.typ != protowire.VarintType {
+		d.wrongType(protowire.VarintType)
+		return 0
+	}
+	v, n := protowire.ConsumeVarint(d.b)
+	if n < 0 {
+		d.fail(n)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// Fixed64 returns the current fixed64 field.
+func (d *Decoder) Fixed64() uint64 {
+	if d.typ != protowire.Fixed64Type {
+		d.wrongType(protowire.Fixed64Type)
+		return 0
+	}
+	v, n := protowire.ConsumeFixed64(d.b)
+	if n < 0 {
+		d.fail(n)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// Varints decodes a repeated varint field, accepting both the unpacked form
+// Kubernetes writes and the packed form proto3 writers use.
+func (d *Decoder) Varints(fn func(uint64)) {
+	if d.typ == protowire.VarintType {
+		fn(d.Uvarint())
+		return
+	}
+	b := d.Bytes()
+	for len(b) > 0 {
+		v, n := protowire.ConsumeVarint(b)
+		if n < 0 {
+			d.fail(n)
+			return
+		}
+		fn(v)
+		b = b[n:]
+	}
+}
+
+// Wrap records err (from a nested message) as the decoder's error.
+func (d *Decoder) Wrap(err error) {
+	if err != nil && d.errv == nil {
+		d.errv = err
+	}
+}
+
+// MapEntry decodes a map entry message into its key and value bytes. The value
+// is nil when the entry has none.
+func MapEntry(b []byte, msg string) (key string, val []byte, hasVal bool, err error) {
+	d := NewDecoder(b, msg)
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			key = d.String()
+		case 2:
+			val, hasVal = d.Bytes(), true
+		default:
+			d.Skip()
+		}
+	}
+	return key, val, hasVal, d.Err()
+}
