@@ -5,4 +5,5 @@ go 1.26
 require (
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sigs.k8s.io/json v0.0.0-20260909141634-11ed52e25bc5 // indirect
 )

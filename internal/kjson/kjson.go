@@ -46,7 +46,9 @@ func NewDecoder(r io.Reader) *jsontext.Decoder { return jsontext.NewDecoder(r, O
 func NewEncoder(w io.Writer) *jsontext.Encoder { return jsontext.NewEncoder(w, Options) }
 
 // UnmarshalDecode decodes the next value of dec into v.
-func UnmarshalDecode(dec *jsontext.Decoder, v any) error { return json.UnmarshalDecode(dec, v, Options) }
+func UnmarshalDecode(dec *jsontext.Decoder, v any) error {
+	return json.UnmarshalDecode(dec, v, Options)
+}
 
 // MarshalEncode encodes v as the next value of enc.
 func MarshalEncode(enc *jsontext.Encoder, v any) error { return json.MarshalEncode(enc, v, Options) }

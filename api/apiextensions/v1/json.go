@@ -146,3 +146,21 @@ func (s *JSONSchemaPropsOrStringArray) UnmarshalJSON(b []byte) error {
 	*s = v
 	return nil
 }
+
+// DeepCopyInto copies j into out.
+func (j *JSON) DeepCopyInto(out *JSON) {
+	out.Raw = nil
+	if j.Raw != nil {
+		out.Raw = append([]byte{}, j.Raw...)
+	}
+}
+
+// DeepCopy returns a copy of j.
+func (j *JSON) DeepCopy() *JSON {
+	if j == nil {
+		return nil
+	}
+	out := new(JSON)
+	j.DeepCopyInto(out)
+	return out
+}

@@ -6,9 +6,9 @@ package v1
 
 import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
-	pb "github.com/kapi-dev/kapi/internal/pb"
 	intstr "github.com/kapi-dev/kapi/api/intstr"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	pb "github.com/kapi-dev/kapi/internal/pb"
 )
 
 // Size returns the protobuf encoded size of m.

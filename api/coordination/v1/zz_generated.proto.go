@@ -5,8 +5,8 @@
 package v1
 
 import (
-	pb "github.com/kapi-dev/kapi/internal/pb"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	pb "github.com/kapi-dev/kapi/internal/pb"
 )
 
 // Size returns the protobuf encoded size of m.

@@ -5,9 +5,9 @@
 package v1
 
 import (
-	pb "github.com/kapi-dev/kapi/internal/pb"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	resource "github.com/kapi-dev/kapi/api/resource"
+	pb "github.com/kapi-dev/kapi/internal/pb"
 	"slices"
 )
 

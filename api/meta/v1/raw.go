@@ -148,3 +148,32 @@ func (r *RawExtension) Unmarshal(b []byte) (err error) {
 	r.Raw, err = unmarshalRaw(b, "RawExtension")
 	return err
 }
+
+// DeepCopyInto copies f into out.
+func (f *FieldsV1) DeepCopyInto(out *FieldsV1) { out.Raw = cloneBytes(f.Raw) }
+
+// DeepCopy returns a copy of f.
+func (f *FieldsV1) DeepCopy() *FieldsV1 {
+	if f == nil {
+		return nil
+	}
+	return &FieldsV1{Raw: cloneBytes(f.Raw)}
+}
+
+// DeepCopyInto copies r into out.
+func (r *RawExtension) DeepCopyInto(out *RawExtension) { out.Raw = cloneBytes(r.Raw) }
+
+// DeepCopy returns a copy of r.
+func (r *RawExtension) DeepCopy() *RawExtension {
+	if r == nil {
+		return nil
+	}
+	return &RawExtension{Raw: cloneBytes(r.Raw)}
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}

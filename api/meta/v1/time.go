@@ -44,15 +44,13 @@ func (t *Time) Equal(u *Time) bool {
 	return t.Time.Equal(u.Time)
 }
 
-func (t Time) format() []byte {
-	if t.IsZero() {
-		return []byte("null")
-	}
-	return t.UTC().AppendFormat([]byte{'"'}, time.RFC3339)
-}
-
 // MarshalJSON implements json.Marshaler.
-func (t Time) MarshalJSON() ([]byte, error) { return append(t.format(), '"'), nil }
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return append(t.UTC().AppendFormat([]byte{'"'}, time.RFC3339), '"'), nil
+}
 
 // MarshalJSONTo implements the streaming marshaler of go-json-experiment.
 func (t Time) MarshalJSONTo(enc *jsontext.Encoder) error {

@@ -23,6 +23,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"log"
@@ -33,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 
+	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -42,6 +44,8 @@ import (
 )
 
 const module = "github.com/kapi-dev/kapi/"
+
+var outRoot = "."
 
 var roots = []any{
 	metav1.ObjectMeta{}, metav1.ListMeta{}, metav1.Status{}, metav1.WatchEvent{}, metav1.List{},
@@ -70,17 +74,36 @@ var handWritten = map[reflect.Type]bool{
 }
 
 var aliases = map[string]string{
-	module + "api/meta/v1":         "metav1",
-	module + "api/core/v1":         "corev1",
-	module + "api/apps/v1":         "appsv1",
-	module + "api/coordination/v1": "coordinationv1",
-	module + "api/resource":        "resource",
-	module + "api/intstr":          "intstr",
+	module + "api/meta/v1":          "metav1",
+	module + "api/core/v1":          "corev1",
+	module + "api/apps/v1":          "appsv1",
+	module + "api/coordination/v1":  "coordinationv1",
+	module + "api/resource":         "resource",
+	module + "api/intstr":           "intstr",
+	module + "api/apiextensions/v1": "apiextensionsv1",
 }
 
-func main() {
-	log.SetFlags(0)
-	byPkg := map[string][]reflect.Type{}
+// deepCopyOnly are JSON-only kinds that get deep copies but no protobuf.
+var deepCopyOnly = []any{
+	metav1.Table{}, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{},
+}
+
+// ownDeepCopy types copy themselves (hand-written DeepCopyInto, or plain values).
+var ownDeepCopy = map[reflect.Type]bool{
+	reflect.TypeFor[metav1.Time]():          true,
+	reflect.TypeFor[metav1.MicroTime]():     true,
+	reflect.TypeFor[metav1.Duration]():      true,
+	reflect.TypeFor[metav1.FieldsV1]():      true,
+	reflect.TypeFor[metav1.RawExtension]():  true,
+	reflect.TypeFor[metav1.TypeMeta]():      true,
+	reflect.TypeFor[resource.Quantity]():    true,
+	reflect.TypeFor[intstr.IntOrString]():   true,
+	reflect.TypeFor[apiextensionsv1.JSON](): true,
+}
+
+// walk calls add for every struct type reachable from roots through the fields
+// that follow accepts, stopping at the types in stop.
+func walk(roots []any, follow func(reflect.StructField) bool, stop map[reflect.Type]bool, add func(reflect.Type)) {
 	seen := map[reflect.Type]bool{}
 	var visit func(t reflect.Type)
 	visit = func(t reflect.Type) {
@@ -90,13 +113,13 @@ func main() {
 			}
 			t = t.Elem()
 		}
-		if t.Kind() != reflect.Struct || seen[t] || handWritten[t] {
+		if t.Kind() != reflect.Struct || seen[t] || stop[t] || t.PkgPath() == "" {
 			return
 		}
 		seen[t] = true
-		byPkg[t.PkgPath()] = append(byPkg[t.PkgPath()], t)
-		for _, f := range reflect.VisibleFields(t) {
-			if len(f.Index) == 1 && protoTag(f) != nil {
+		add(t)
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && follow(f) {
 				visit(f.Type)
 			}
 		}
@@ -104,14 +127,46 @@ func main() {
 	for _, r := range roots {
 		visit(reflect.TypeOf(r))
 	}
-	for pkg, types := range byPkg {
-		sort.Slice(types, func(i, j int) bool { return types[i].Name() < types[j].Name() })
-		g := &gen{pkg: pkg, imports: map[string]string{}}
-		for _, t := range types {
-			g.message(t)
+}
+
+func main() {
+	log.SetFlags(0)
+	root := flag.String("root", ".", "repository root to write the generated files under")
+	flag.Parse()
+	outRoot = *root
+	gens := map[string]*gen{}
+	genFor := func(t reflect.Type) *gen {
+		g := gens[t.PkgPath()]
+		if g == nil {
+			g = &gen{pkg: t.PkgPath(), imports: map[string]string{}}
+			gens[t.PkgPath()] = g
 		}
+		return g
+	}
+	var protoTypes, deepTypes []reflect.Type
+	walk(roots, func(f reflect.StructField) bool { return protoTag(f) != nil }, handWritten,
+		func(t reflect.Type) { protoTypes = append(protoTypes, t) })
+	walk(append(roots, deepCopyOnly...), func(reflect.StructField) bool { return true }, ownDeepCopy,
+		func(t reflect.Type) { deepTypes = append(deepTypes, t) })
+	byName := func(ts []reflect.Type) {
+		sort.Slice(ts, func(i, j int) bool {
+			if ts[i].PkgPath() != ts[j].PkgPath() {
+				return ts[i].PkgPath() < ts[j].PkgPath()
+			}
+			return ts[i].Name() < ts[j].Name()
+		})
+	}
+	byName(protoTypes)
+	byName(deepTypes)
+	for _, t := range protoTypes {
+		genFor(t).message(t)
+	}
+	for _, t := range deepTypes {
+		genFor(t).deepCopy(t)
+	}
+	for _, g := range gens {
 		if err := g.write(); err != nil {
-			log.Fatalf("%s: %v", pkg, err)
+			log.Fatalf("%s: %v", g.pkg, err)
 		}
 	}
 }
@@ -145,7 +200,7 @@ type gen struct {
 	size    bytes.Buffer
 	marshal bytes.Buffer
 	unmarsh bytes.Buffer
-	out     bytes.Buffer
+	deep    bytes.Buffer
 }
 
 func (g *gen) p(w *bytes.Buffer, format string, args ...any) {
@@ -173,12 +228,18 @@ func (g *gen) typeName(t reflect.Type) string {
 		return "[]" + g.typeName(t.Elem())
 	case reflect.Map:
 		return "map[" + g.typeName(t.Key()) + "]" + g.typeName(t.Elem())
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return "any"
+		}
 	}
 	log.Fatalf("cannot spell %v", t)
 	return ""
 }
 
-func isBytes(t reflect.Type) bool { return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 }
+func isBytes(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
+}
 
 func isInt(k reflect.Kind) bool {
 	return k == reflect.Int32 || k == reflect.Int64 || k == reflect.Uint32 || k == reflect.Uint64 || k == reflect.Int
@@ -396,31 +457,56 @@ func (g *gen) unmarshalField(owner reflect.Type, f field) {
 }
 
 func (g *gen) write() error {
-	o := &g.out
-	g.p(o, "// Code generated by internal/gen/protogen. DO NOT EDIT.\n\n//go:build !kapi_protogen\n\npackage %s\n", filepath.Base(g.pkg))
-	g.imports["pb"] = module + "internal/pb"
+	dir := filepath.Join(outRoot, strings.TrimPrefix(g.pkg, module))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if g.size.Len() > 0 {
+		if err := g.file(filepath.Join(dir, "zz_generated.proto.go"), []string{"pb", "math", "slices"}, &g.size, &g.marshal, &g.unmarsh); err != nil {
+			return err
+		}
+	}
+	return g.file(filepath.Join(dir, "zz_generated.deepcopy.go"), []string{"jsonvalue"}, &g.deep)
+}
+
+// file writes the given bodies with those of g's imports named in wanted (plus
+// every package alias, which both kinds of file may use).
+func (g *gen) file(path string, wanted []string, bodies ...*bytes.Buffer) error {
+	var o bytes.Buffer
+	g.p(&o, "// Code generated by internal/gen/protogen. DO NOT EDIT.\n\n//go:build !kapi_protogen\n\npackage %s\n", filepath.Base(g.pkg))
+	imports := map[string]string{}
+	if wanted[0] == "pb" {
+		imports["pb"] = module + "internal/pb"
+	}
+	for a, path := range g.imports {
+		imports[a] = path
+	}
+	var src bytes.Buffer
+	for _, b := range bodies {
+		src.Write(b.Bytes())
+	}
 	var names []string
-	for a := range g.imports {
+	for a := range imports {
 		names = append(names, a)
 	}
 	sort.Strings(names)
-	g.p(o, "import (")
+	g.p(&o, "import (")
 	for _, a := range names {
-		if a == g.imports[a] {
-			g.p(o, "\t%q", a)
+		if !bytes.Contains(src.Bytes(), []byte(a+".")) {
+			continue
+		}
+		if a == imports[a] {
+			g.p(&o, "\t%q", a)
 		} else {
-			g.p(o, "\t%s %q", a, g.imports[a])
+			g.p(&o, "\t%s %q", a, imports[a])
 		}
 	}
-	g.p(o, ")\n")
-	o.Write(g.size.Bytes())
-	o.Write(g.marshal.Bytes())
-	o.Write(g.unmarsh.Bytes())
-	src, err := format.Source(o.Bytes())
+	g.p(&o, ")\n")
+	o.Write(src.Bytes())
+	out, err := format.Source(o.Bytes())
 	if err != nil {
 		os.WriteFile("/tmp/protogen-bad.go", o.Bytes(), 0o644)
 		return err
 	}
-	dir := strings.TrimPrefix(g.pkg, module)
-	return os.WriteFile(filepath.Join(dir, "zz_generated.proto.go"), src, 0o644)
+	return os.WriteFile(path, out, 0o644)
 }

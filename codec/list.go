@@ -1,0 +1,209 @@
+package codec
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/internal/kjson"
+	"github.com/kapi-dev/kapi/internal/pb"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// ListHeader is everything in a list document but its items.
+type ListHeader struct {
+	metav1.TypeMeta
+	ListMeta metav1.ListMeta
+}
+
+// ErrStop, returned by a list callback, ends decoding early without error.
+var ErrStop = errors.New("codec: stop")
+
+// DecodeJSONList reads a list document ({"kind":…,"metadata":{…},"items":[…]})
+// from r and calls fn with each item as soon as it is decoded, in order. It never
+// holds more than one item: memory is bounded by the largest item, not the list.
+// fn may keep the item (a new one is allocated for each call). Fields other than
+// kind, apiVersion, metadata and items are skipped.
+//
+// The header is complete once DecodeJSONList returns; if fn returns ErrStop,
+// decoding ends and the header holds what was read so far.
+func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
+	var h ListHeader
+	dec := kjson.NewDecoder(r)
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return h, fmt.Errorf("codec: decoding list: %w", err)
+	}
+	if tok.Kind() != '{' {
+		return h, fmt.Errorf("codec: decoding list: want a JSON object, found %v", tok.Kind())
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return h, fmt.Errorf("codec: decoding list: %w", err)
+		}
+		name := tok.String()
+		switch name {
+		case "kind":
+			err = kjson.UnmarshalDecode(dec, &h.Kind)
+		case "apiVersion":
+			err = kjson.UnmarshalDecode(dec, &h.APIVersion)
+		case "metadata":
+			err = kjson.UnmarshalDecode(dec, &h.ListMeta)
+		case "items":
+			err = decodeJSONItems(dec, fn)
+			if errors.Is(err, ErrStop) {
+				return h, nil
+			}
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return h, fmt.Errorf("codec: decoding list %s: %w", name, err)
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return h, fmt.Errorf("codec: decoding list: %w", err)
+	}
+	return h, nil
+}
+
+func decodeJSONItems[T any](dec *jsontext.Decoder, fn func(*T) error) error {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		return err
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if tok.Kind() != '[' {
+		return fmt.Errorf("want an array, found %v", tok.Kind())
+	}
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		item := new(T)
+		if err := kjson.UnmarshalDecode(dec, item); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		if err := fn(item); err != nil {
+			return err
+		}
+	}
+	_, err = dec.ReadToken()
+	return err
+}
+
+// DecodeProtobufList reads a protobuf list (an envelope around a message with
+// ListMeta in field 1 and repeated items in field 2) from r and calls fn with each
+// item as soon as it is read, in order. Only one item's bytes are held at a time;
+// maxItem bounds an item's size (0 means 64 MiB). PT is *T and must decode itself
+// (kapi's kinds do).
+func DecodeProtobufList[T any, PT interface {
+	*T
+	ProtoUnmarshaler
+}](r io.Reader, maxItem int, fn func(*T) error) (ListHeader, error) {
+	var h ListHeader
+	if maxItem <= 0 {
+		maxItem = 64 << 20
+	}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	env, raw, err := ReadEnvelopeHeader(br)
+	if err != nil {
+		return h, err
+	}
+	h.TypeMeta = env.TypeMeta
+	if env.ContentEncoding != "" {
+		return h, fmt.Errorf("codec: unsupported envelope content encoding %q", env.ContentEncoding)
+	}
+	lr := bufio.NewReaderSize(raw, 32<<10)
+	var buf []byte
+	for i := 0; ; {
+		tag, err := readUvarint(lr)
+		if err == io.EOF {
+			return h, nil
+		}
+		if err != nil {
+			return h, fmt.Errorf("codec: decoding %s: %w", h.Kind, err)
+		}
+		num, typ := protowire.DecodeTag(tag)
+		if typ != protowire.BytesType {
+			if err := skipField(lr, typ); err != nil {
+				return h, fmt.Errorf("codec: decoding %s: %w", h.Kind, err)
+			}
+			continue
+		}
+		n, err := readUvarint(lr)
+		if err != nil {
+			return h, fmt.Errorf("codec: decoding %s: %w", h.Kind, pb.ErrTruncated)
+		}
+		if n > uint64(maxItem) {
+			return h, fmt.Errorf("codec: decoding %s: field %d of %d bytes exceeds the %d byte limit", h.Kind, num, n, maxItem)
+		}
+		if cap(buf) < int(n) {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(lr, buf); err != nil {
+			return h, fmt.Errorf("codec: decoding %s: %w", h.Kind, pb.ErrTruncated)
+		}
+		switch num {
+		case 1:
+			if err := h.ListMeta.Unmarshal(buf); err != nil {
+				return h, fmt.Errorf("codec: decoding %s metadata: %w", h.Kind, err)
+			}
+		case 2:
+			item := PT(new(T))
+			if err := item.Unmarshal(buf); err != nil {
+				return h, fmt.Errorf("codec: decoding %s item %d: %w", h.Kind, i, err)
+			}
+			i++
+			if err := fn((*T)(item)); err != nil {
+				if errors.Is(err, ErrStop) {
+					return h, nil
+				}
+				return h, err
+			}
+		}
+	}
+}
+
+func readUvarint(r *bufio.Reader) (uint64, error) {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		c, err := r.ReadByte()
+		if err != nil {
+			if shift > 0 && err == io.EOF {
+				return 0, io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, nil
+		}
+	}
+	return 0, errors.New("varint overflows 64 bits")
+}
+
+func skipField(r *bufio.Reader, typ protowire.Type) error {
+	var n int
+	switch typ {
+	case protowire.VarintType:
+		_, err := readUvarint(r)
+		return err
+	case protowire.Fixed32Type:
+		n = 4
+	case protowire.Fixed64Type:
+		n = 8
+	default:
+		return fmt.Errorf("unsupported wire type %d", typ)
+	}
+	_, err := r.Discard(n)
+	return err
+}

@@ -1,0 +1,164 @@
+package codec_test
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/golden"
+)
+
+func loadBody(t testing.TB, name string) []byte {
+	t.Helper()
+	x, err := golden.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.ResponseBody
+}
+
+func TestDecodeJSONListMatchesWholeDecode(t *testing.T) {
+	for _, name := range []string{"33-list-pods-json", "29-list-configmaps-limit2"} {
+		t.Run(name, func(t *testing.T) {
+			body := loadBody(t, name)
+			var whole corev1.PodList
+			if err := codec.UnmarshalJSON(body, &whole); err != nil {
+				t.Fatal(err)
+			}
+			var items []corev1.Pod
+			// One byte per Read: items must still come out whole.
+			h, err := codec.DecodeJSONList(iotest.OneByteReader(bytes.NewReader(body)), func(p *corev1.Pod) error {
+				items = append(items, *p)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Kind != whole.Kind || h.APIVersion != whole.APIVersion || !reflect.DeepEqual(h.ListMeta, whole.ListMeta) {
+				t.Errorf("header %+v, want %+v %+v", h, whole.TypeMeta, whole.ListMeta)
+			}
+			if len(items) != len(whole.Items) || (len(items) > 0 && !reflect.DeepEqual(items, whole.Items)) {
+				t.Errorf("streamed %d items, whole decode %d, or they differ", len(items), len(whole.Items))
+			}
+		})
+	}
+}
+
+func TestDecodeProtobufListMatchesWholeDecode(t *testing.T) {
+	for _, name := range []string{"34-list-pods-protobuf", "32-list-configmaps-protobuf"} {
+		t.Run(name, func(t *testing.T) {
+			body := loadBody(t, name)
+			var whole corev1.PodList
+			if _, err := codec.UnmarshalProtobuf(body, &whole); err != nil && !strings.Contains(name, "configmaps") {
+				t.Fatal(err)
+			}
+			if strings.Contains(name, "configmaps") {
+				var cms corev1.ConfigMapList
+				if _, err := codec.UnmarshalProtobuf(body, &cms); err != nil {
+					t.Fatal(err)
+				}
+				var got []corev1.ConfigMap
+				h, err := codec.DecodeProtobufList(iotest.HalfReader(bytes.NewReader(body)), 0, func(c *corev1.ConfigMap) error {
+					got = append(got, *c)
+					return nil
+				})
+				if err != nil || h.Kind != "ConfigMapList" || !reflect.DeepEqual(got, cms.Items) || !reflect.DeepEqual(h.ListMeta, cms.ListMeta) {
+					t.Errorf("streamed %d configmaps (%v), header %+v; want %d, %+v", len(got), err, h, len(cms.Items), cms.ListMeta)
+				}
+				return
+			}
+			var items []corev1.Pod
+			h, err := codec.DecodeProtobufList(iotest.OneByteReader(bytes.NewReader(body)), 0, func(p *corev1.Pod) error {
+				items = append(items, *p)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Kind != "PodList" || h.APIVersion != "v1" || !reflect.DeepEqual(h.ListMeta, whole.ListMeta) {
+				t.Errorf("header %+v", h)
+			}
+			if len(items) == 0 || !reflect.DeepEqual(items, whole.Items) {
+				t.Errorf("streamed %d items, whole decode %d, or they differ", len(items), len(whole.Items))
+			}
+		})
+	}
+}
+
+func TestDecodeListStopAndErrors(t *testing.T) {
+	jsonBody := loadBody(t, "33-list-pods-json")
+	pbBody := loadBody(t, "34-list-pods-protobuf")
+	n := 0
+	if _, err := codec.DecodeJSONList(bytes.NewReader(jsonBody), func(*corev1.Pod) error { n++; return codec.ErrStop }); err != nil || n != 1 {
+		t.Errorf("ErrStop: %d items, %v", n, err)
+	}
+	n = 0
+	if _, err := codec.DecodeProtobufList(bytes.NewReader(pbBody), 0, func(*corev1.Pod) error { n++; return codec.ErrStop }); err != nil || n != 1 {
+		t.Errorf("ErrStop: %d items, %v", n, err)
+	}
+	boom := errors.New("boom")
+	if _, err := codec.DecodeJSONList(bytes.NewReader(jsonBody), func(*corev1.Pod) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("callback error: %v", err)
+	}
+	if _, err := codec.DecodeProtobufList(bytes.NewReader(pbBody), 100, func(*corev1.Pod) error { return nil }); err == nil {
+		t.Error("item larger than the limit: want an error")
+	}
+	// Every truncation is an error, never a panic or a silent short list.
+	for _, cut := range []int{1, 10, len(jsonBody) / 2, len(bytes.TrimSpace(jsonBody)) - 1} {
+		if _, err := codec.DecodeJSONList(bytes.NewReader(jsonBody[:cut]), func(*corev1.Pod) error { return nil }); err == nil {
+			t.Errorf("JSON cut at %d: want an error", cut)
+		}
+	}
+	for _, cut := range []int{1, 3, 10, len(pbBody) / 2, len(pbBody) - 5} {
+		if _, err := codec.DecodeProtobufList(bytes.NewReader(pbBody[:cut]), 0, func(*corev1.Pod) error { return nil }); err == nil {
+			t.Errorf("protobuf cut at %d: want an error", cut)
+		}
+	}
+	for _, bad := range []string{`[]`, `"x"`, `{"items":{}}`, `{"items":[1]}`} {
+		if _, err := codec.DecodeJSONList(strings.NewReader(bad), func(*corev1.Pod) error { return nil }); err == nil {
+			t.Errorf("%s: want an error", bad)
+		}
+	}
+}
+
+func FuzzDecodeProtobufPod(f *testing.F) {
+	f.Add(loadBody(f, "14-get-pod-protobuf"))
+	f.Add(loadBody(f, "34-list-pods-protobuf"))
+	f.Add(loadBody(f, "17-get-node-protobuf"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p corev1.Pod
+		if _, err := codec.UnmarshalProtobuf(b, &p); err == nil {
+			// What decodes must re-encode and decode to the same object.
+			out, err := codec.MarshalProtobuf(p.TypeMeta, &p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var q corev1.Pod
+			if _, err := codec.UnmarshalProtobuf(out, &q); err != nil {
+				t.Fatalf("re-decoding: %v", err)
+			}
+		}
+		var n corev1.Node
+		_, _ = codec.UnmarshalProtobuf(b, &n)
+		_, _ = codec.DecodeProtobufList(bytes.NewReader(b), 1<<20, func(*corev1.Pod) error { return nil })
+	})
+}
+
+func FuzzDecodeJSONPod(f *testing.F) {
+	f.Add(loadBody(f, "13-get-pod-json"))
+	f.Add(loadBody(f, "33-list-pods-json"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p corev1.Pod
+		if err := codec.UnmarshalJSON(b, &p); err == nil {
+			if _, err := codec.MarshalJSON(&p); err != nil {
+				t.Fatalf("re-encoding a decoded pod: %v", err)
+			}
+		}
+		_, _ = codec.DecodeJSONList(bytes.NewReader(b), func(*corev1.Pod) error { return nil })
+	})
+}
