@@ -207,3 +207,105 @@ func skipField(r *bufio.Reader, typ protowire.Type) error {
 	_, err := r.Discard(n)
 	return err
 }
+
+// EncodeJSONList writes a list document to w item by item: the items are
+// encoded one at a time, never gathered into one buffer. Items are written as
+// they are (without kind and apiVersion, as Kubernetes writes list items). The
+// document ends with a newline, like kube-apiserver's.
+func EncodeJSONList[T any](w io.Writer, typ metav1.TypeMeta, meta *metav1.ListMeta, items []T) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	enc := kjson.NewEncoder(bw)
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return err
+	}
+	for _, f := range [][2]string{{"kind", typ.Kind}, {"apiVersion", typ.APIVersion}} {
+		if f[1] == "" {
+			continue
+		}
+		if err := enc.WriteToken(jsontext.String(f[0])); err != nil {
+			return err
+		}
+		if err := enc.WriteToken(jsontext.String(f[1])); err != nil {
+			return err
+		}
+	}
+	if err := enc.WriteToken(jsontext.String("metadata")); err != nil {
+		return err
+	}
+	if err := kjson.MarshalEncode(enc, meta); err != nil {
+		return err
+	}
+	if err := enc.WriteToken(jsontext.String("items")); err != nil {
+		return err
+	}
+	if err := enc.WriteToken(jsontext.BeginArray); err != nil {
+		return err
+	}
+	for i := range items {
+		if err := kjson.MarshalEncode(enc, items[i]); err != nil {
+			return fmt.Errorf("codec: encoding list item %d: %w", i, err)
+		}
+	}
+	if err := enc.WriteToken(jsontext.EndArray); err != nil {
+		return err
+	}
+	if err := enc.WriteToken(jsontext.EndObject); err != nil {
+		return err
+	}
+	return bw.Flush() // the encoder ends the top-level value with a newline
+}
+
+// EncodeProtobufList writes a protobuf list (envelope, ListMeta in field 1, the
+// items in field 2) to w, encoding one item at a time into a reused buffer.
+func EncodeProtobufList[T ProtoMarshaler](w io.Writer, typ metav1.TypeMeta, meta *metav1.ListMeta, items []T) error {
+	metaSize := meta.Size()
+	size := 1 + protowire.SizeBytes(metaSize)
+	sizes := make([]int, len(items))
+	for i, it := range items {
+		sizes[i] = it.Size()
+		size += 1 + protowire.SizeBytes(sizes[i])
+	}
+	tm := envTypeMetaSize(typ)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	b := make([]byte, 0, 64+tm)
+	b = append(b, EnvelopeMagic...)
+	b = protowire.AppendTag(b, envFieldTypeMeta, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(tm))
+	b = protowire.AppendTag(b, envTypeMetaAPIVersion, protowire.BytesType)
+	b = protowire.AppendString(b, typ.APIVersion)
+	b = protowire.AppendTag(b, envTypeMetaKind, protowire.BytesType)
+	b = protowire.AppendString(b, typ.Kind)
+	b = protowire.AppendTag(b, envFieldRaw, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	var buf []byte
+	put := func(num protowire.Number, m ProtoMarshaler, n int) error {
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := m.MarshalToSizedBuffer(buf); err != nil {
+			return err
+		}
+		hdr := protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.BytesType), uint64(n))
+		if _, err := bw.Write(hdr); err != nil {
+			return err
+		}
+		_, err := bw.Write(buf)
+		return err
+	}
+	if err := put(1, meta, metaSize); err != nil {
+		return err
+	}
+	for i, it := range items {
+		if err := put(2, it, sizes[i]); err != nil {
+			return err
+		}
+	}
+	if _, err := bw.Write([]byte{envFieldContentEncoding<<3 | 2, 0, envFieldContentType<<3 | 2, 0}); err != nil {
+		return err
+	}
+	return bw.Flush()
+}

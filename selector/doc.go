@@ -98,9 +98,9 @@
 // Field values are unescaped byte by byte, so bytes that are not valid
 // UTF-8 are kept rather than replaced by U+FFFD.
 //
-// Error messages call the end of input "end of string" rather than quoting
-// an empty token, list the operators as they are written ('>' and '<', not
-// gt and lt), and state the location.
+// Error messages quote the end of input as '' (as Kubernetes does), list the
+// operators as they are written ('>' and '<', not gt and lt), and state the
+// location; ParseError.Msg holds the message without the location.
 //
 // The selectors are immutable values rather than interfaces; there is no
 // counterpart to the Kubernetes Nothing selector or to field selector

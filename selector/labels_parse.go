@@ -277,7 +277,7 @@ func (p *labelParser) valueSet() ([]string, error) {
 // describe renders a token for "found ..." messages.
 func describe(tok token) string {
 	if tok.kind == tokEnd {
-		return "end of string"
+		return "''"
 	}
 	return "'" + tok.text + "'"
 }

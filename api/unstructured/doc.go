@@ -17,7 +17,7 @@
 //	u.SetLabels(map[string]string{"app": "web"})
 //
 // Getters never fail: a field that is missing or of the wrong JSON type reads
-// as the zero value. Setters given a zero value ("" , 0, nil, the zero time)
+// as the zero value. Setters given a zero value ("", 0, nil, the zero time)
 // remove the field, as Kubernetes does; nil maps and slices remove theirs but
 // empty ones are stored. Owner references and managed-fields entries are
 // converted to and from the typed [metav1.OwnerReference] and
@@ -105,6 +105,8 @@
 // Where Kubernetes uses its runtime package (runtime.Object,
 // schema.GroupVersionKind), this package keeps to plain methods and strings:
 // EachListItem takes a func(*Unstructured) error, and [SplitAPIVersion] and
-// [JoinAPIVersion] stand in for GroupVersionKind. Setters and SetNestedField
-// given an empty path report an error or do nothing instead of panicking.
+// [JoinAPIVersion] stand in for GroupVersionKind. [SetNestedField] and
+// [RemoveNestedField] given an empty path report an error or do nothing
+// instead of panicking. [Unstructured.SetDeletionTimestamp] given a zero time
+// removes the field, where Kubernetes stores an empty string.
 package unstructured

@@ -242,7 +242,9 @@ func nestedMapNoCopy(obj map[string]any, tolerateNull bool, fields ...string) (m
 // SetNestedField stores a deep copy (see [DeepCopyJSONValue]) of value at the
 // path fields inside obj, creating the maps on the way that are missing. It
 // returns an error, and changes nothing, when a value on the way is not a
-// map[string]any, or when fields is empty. obj must not be nil.
+// map[string]any, or when fields is empty. obj must not be nil, and value must
+// be a JSON value: other types, such as []string, panic as in
+// [DeepCopyJSONValue] (use [SetNestedStringSlice] and [SetNestedStringMap]).
 func SetNestedField(obj map[string]any, value any, fields ...string) error {
 	return setNestedFieldNoCopy(obj, DeepCopyJSONValue(value), fields...)
 }

@@ -24,8 +24,12 @@ import (
 // keeps the recursive decoder and encoder within a bounded stack.
 const maxDepth = 10000
 
-// maxPooledBytes is the largest buffer kept for reuse after encoding.
-const maxPooledBytes = 1 << 20
+// maxPooledBytes is the largest byte buffer, and maxPooledItems the longest
+// stack, kept for reuse after decoding or encoding.
+const (
+	maxPooledBytes = 1 << 20
+	maxPooledItems = 1 << 14
+)
 
 // Decode decodes a JSON object of any kind. Like Kubernetes, it returns an
 // *UnstructuredList when the object has an "items" field, whatever its kind,
@@ -198,6 +202,56 @@ type decodeState struct {
 	scratch []byte   // unquoted strings with escapes
 	values  []any    // members of the arrays being decoded, innermost last
 	members []member // members of the objects being decoded, innermost last
+	cache   *stringCache
+}
+
+// stringCache holds recently decoded short strings, so that the names and
+// values that repeat in Kubernetes objects ("metadata", "name", "v1",
+// "True") are allocated once rather than at each occurrence, and string
+// values once boxed in an interface. It is a direct-mapped cache indexed by a
+// hash of the bytes; a pooled decodeState keeps it from one document to the
+// next.
+type stringCache struct {
+	names  [cacheSize]string
+	values [cacheSize]any
+}
+
+const (
+	cacheSize      = 1024 // a power of two
+	maxCachedBytes = 40
+)
+
+func cacheSlot(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h & (cacheSize - 1)
+}
+
+// name returns the string of b, from the cache when it is there.
+func (c *stringCache) name(b []byte) string {
+	if len(b) > maxCachedBytes {
+		return string(b)
+	}
+	slot := &c.names[cacheSlot(b)]
+	if *slot != string(b) {
+		*slot = string(b)
+	}
+	return *slot
+}
+
+// value returns the string of b boxed in an interface, from the cache when it
+// is there.
+func (c *stringCache) value(b []byte) any {
+	if len(b) > maxCachedBytes {
+		return string(b)
+	}
+	slot := &c.values[cacheSlot(b)]
+	if s, ok := (*slot).(string); !ok || s != string(b) {
+		*slot = string(b)
+	}
+	return *slot
 }
 
 type member struct {
@@ -214,17 +268,29 @@ type bytesDecoder struct {
 }
 
 var (
-	bytesDecoderPool = sync.Pool{New: func() any { return new(bytesDecoder) }}
-	decodeStatePool  = sync.Pool{New: func() any { return new(decodeState) }}
+	bytesDecoderPool = sync.Pool{New: func() any {
+		return &bytesDecoder{decodeState: decodeState{cache: new(stringCache)}}
+	}}
+	decodeStatePool = sync.Pool{New: func() any { return &decodeState{cache: new(stringCache)} }}
 )
 
-// reset drops the references a pooled decodeState holds to decoded values.
+// reset drops the references a pooled decodeState holds to decoded values,
+// and the buffers that a large document made large.
 func (d *decodeState) reset() {
 	d.dec = nil
 	d.depth = 0
 	clear(d.values[:cap(d.values)])
 	clear(d.members[:cap(d.members)])
 	d.values, d.members = d.values[:0], d.members[:0]
+	if cap(d.values) > maxPooledItems {
+		d.values = nil
+	}
+	if cap(d.members) > maxPooledItems {
+		d.members = nil
+	}
+	if cap(d.scratch) > maxPooledBytes {
+		d.scratch = nil
+	}
 }
 
 // unmarshalObject decodes data, which must hold exactly one JSON object.
@@ -332,7 +398,7 @@ func (d *decodeState) value() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return d.unquote(raw), nil
+		return d.cache.value(d.stringBytes(raw)), nil
 	case '0':
 		raw, err := d.dec.ReadValue()
 		if err != nil {
@@ -379,7 +445,7 @@ func (d *decodeState) object() (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := d.unquote(raw)
+		name := d.cache.name(d.stringBytes(raw))
 		v, err := d.value()
 		if err != nil {
 			return nil, err
@@ -429,17 +495,19 @@ func (d *decodeState) array() ([]any, error) {
 	return s, nil
 }
 
-// unquote returns the string of a raw JSON string the decoder has validated.
-// Invalid UTF-8 becomes U+FFFD, as in encoding/json.
-func (d *decodeState) unquote(raw jsontext.Value) string {
+// stringBytes returns the contents of a raw JSON string the decoder has
+// validated, unquoted. They alias raw when it has no escapes and is valid
+// UTF-8, and d.scratch otherwise; invalid UTF-8 becomes U+FFFD, as in
+// encoding/json.
+func (d *decodeState) stringBytes(raw jsontext.Value) []byte {
 	s := raw[1 : len(raw)-1]
 	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
-		return string(s)
+		return s
 	}
 	// The only error left for a validated string is invalid UTF-8, which
 	// AppendUnquote replaces.
 	d.scratch, _ = jsontext.AppendUnquote(d.scratch[:0], raw)
-	return string(d.scratch)
+	return d.scratch
 }
 
 // number converts a raw JSON number as Kubernetes does: an integer that fits
@@ -505,6 +573,9 @@ func (e *encodeState) reset() {
 	e.depth = 0
 	clear(e.members[:cap(e.members)])
 	e.members = e.members[:0]
+	if cap(e.members) > maxPooledItems {
+		e.members = nil
+	}
 }
 
 // listItems stands for the items of an UnstructuredList among the members of

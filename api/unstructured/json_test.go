@@ -617,3 +617,47 @@ func TestJSONv2Integration(t *testing.T) {
 		t.Errorf("encoding/json: %v %v", err, s.O)
 	}
 }
+
+// TestConcurrent decodes and encodes from several goroutines at once, for the
+// race detector: decoders and their string caches are pooled.
+func TestConcurrent(t *testing.T) {
+	pod := goldenBody(t, "13-get-pod-json.txt")
+	list := goldenBody(t, "33-list-pods-json.txt")
+	var want Unstructured
+	if err := want.UnmarshalJSON(pod); err != nil {
+		t.Fatal(err)
+	}
+	wantEnc, _ := want.MarshalJSON()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				var u Unstructured
+				if err := u.UnmarshalJSON(pod); err != nil {
+					errs <- err
+					return
+				}
+				var l UnstructuredList
+				if err := l.UnmarshalJSON(list); err != nil {
+					errs <- err
+					return
+				}
+				enc, err := u.MarshalJSON()
+				if err != nil || !bytes.Equal(enc, wantEnc) {
+					errs <- errors.New("different encoding")
+					return
+				}
+				if _, err := l.MarshalJSON(); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
