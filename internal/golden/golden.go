@@ -50,13 +50,18 @@ func Load(name string) (*Exchange, error) {
 	return x, nil
 }
 
-// All loads every exchange, in file-name order.
+// All loads every exchange, in capture order (by number).
 func All() ([]*Exchange, error) {
 	paths, err := filepath.Glob(filepath.Join(Dir(), "[0-9]*.txt"))
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(paths)
+	// In capture order: by the number before the first '-'.
+	num := func(p string) int {
+		n, _ := strconv.Atoi(strings.SplitN(filepath.Base(p), "-", 2)[0])
+		return n
+	}
+	sort.Slice(paths, func(i, j int) bool { return num(paths[i]) < num(paths[j]) })
 	var out []*Exchange
 	for _, p := range paths {
 		x, err := Load(filepath.Base(p))

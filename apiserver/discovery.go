@@ -1,0 +1,96 @@
+package apiserver
+
+import (
+	"net"
+	"net/http"
+	"strings"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+)
+
+// serveDiscovery answers /api, /api/v1, /apis, /apis/GROUP and
+// /apis/GROUP/VERSION; it reports false for other paths.
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	switch {
+	case len(parts) == 1 && parts[0] == "api":
+		s.writeRawJSON(w, http.StatusOK, &metav1.APIVersions{
+			TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
+			Versions:                   s.reg.Groups()[""],
+			ServerAddressByClientCIDRs: s.serverAddresses(r),
+		})
+	case len(parts) == 2 && parts[0] == "api":
+		return s.serveResourceList(w, "", parts[1])
+	case len(parts) == 1 && parts[0] == "apis":
+		list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
+		for _, g := range s.reg.GroupOrder() {
+			if g != "" {
+				list.Groups = append(list.Groups, s.apiGroup(g))
+			}
+		}
+		s.writeRawJSON(w, http.StatusOK, list)
+	case len(parts) == 2 && parts[0] == "apis":
+		if _, ok := s.reg.Groups()[parts[1]]; !ok || parts[1] == "" {
+			return false
+		}
+		g := s.apiGroup(parts[1])
+		g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+		s.writeRawJSON(w, http.StatusOK, &g)
+	case len(parts) == 3 && parts[0] == "apis":
+		return s.serveResourceList(w, parts[1], parts[2])
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *Server) serverAddresses(r *http.Request) []metav1.ServerAddressByClientCIDR {
+	host := r.Host
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "443")
+	}
+	return []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: host}}
+}
+
+func (s *Server) apiGroup(group string) metav1.APIGroup {
+	g := metav1.APIGroup{Name: group}
+	for _, v := range s.reg.Groups()[group] {
+		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: group + "/" + v, Version: v})
+	}
+	if len(g.Versions) > 0 {
+		g.PreferredVersion = g.Versions[0]
+	}
+	return g
+}
+
+func (s *Server) serveResourceList(w http.ResponseWriter, group, version string) bool {
+	resources := s.reg.ForGroupVersion(group, version)
+	if group != "" && len(resources) == 0 {
+		return false
+	}
+	if group == "" && version != "v1" {
+		return false
+	}
+	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList"}, GroupVersion: version, APIResources: []metav1.APIResource{}}
+	if group != "" {
+		list.APIVersion = "v1"
+		list.GroupVersion = group + "/" + version
+	}
+	for _, res := range resources {
+		list.APIResources = append(list.APIResources, metav1.APIResource{
+			Name: res.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
+			Verbs: res.Verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
+		})
+		if res.StatusSubresource {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
+				Verbs: metav1.Verbs{"get", "patch", "update"},
+			})
+		}
+	}
+	s.writeRawJSON(w, http.StatusOK, list)
+	return true
+}

@@ -1,0 +1,198 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kapi-dev/kapi/internal/golden"
+)
+
+// Cases the server does not serve yet, with the issue that brings them. The
+// replay still runs them (later cases depend on their effects where they
+// succeed) but does not compare their responses.
+var goldenPending = map[string]string{
+	"63-table-pods": "Table output (issue 7)", "64-table-configmaps": "Table output (issue 7)",
+	"65-table-namespaces": "Table output (issue 7)", "66-table-deployments": "Table output (issue 7)",
+	"67-table-nodes": "Table output (issue 7)", "68-table-single-object": "Table output (issue 7)",
+	"99-watch-table": "Table output (issue 7)", "91-table-widgets": "Table output (issue 7)",
+	"69-patch-merge": "patch (issue 7)", "70-patch-json": "patch (issue 7)", "71-patch-json-test-fails": "patch (issue 7)",
+	"72-patch-strategic-containers": "patch (issue 7)", "73-apply-create": "server-side apply (issue 7)",
+	"74-update-takes-field": "server-side apply (issue 7)", "75-apply-conflict": "server-side apply (issue 7)",
+	"76-apply-force": "server-side apply (issue 7)", "77-apply-no-fieldmanager": "server-side apply (issue 7)",
+	"84-create-crd": "CRDs (issue 7)", "85-get-crd": "CRDs (issue 7)", "86-discovery-crd-group": "CRDs (issue 7)",
+	"87-create-widget": "CRDs (issue 7)", "88-create-widget-invalid": "CRDs (issue 7)",
+	"89-widget-protobuf-only": "CRDs (issue 7)", "90-widget-protobuf-or-json": "CRDs (issue 7)",
+	"92-widget-strategic-patch": "CRDs (issue 7)",
+	"27-get-scale-deployment":   "scale subresource (issue 7)",
+	// The capture's server had hundreds of revisions of history; these need
+	// specific compacted revisions and are covered by conformance cases instead.
+	"98-watch-too-old-rv": "needs the capture's revision history", "100-list-expired-continue": "needs compaction",
+	"103-list-exact-compacted-rv": "needs compaction", "104-watch-compacted-rv": "needs compaction",
+	// Discovery documents list every resource of a full cluster; kapi serves a
+	// subset (compared structurally in TestDiscovery).
+	"02-discovery-api-v1": "resource subset", "03-discovery-apis": "resource subset", "04-discovery-apps-v1": "resource subset",
+	"05-version": "version differs by design",
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// TestGoldenReplay replays the captured exchanges in order against a fresh
+// server and compares status codes, and for Status bodies, status, reason,
+// details and message (numbers masked: they are resourceVersions).
+func TestGoldenReplay(t *testing.T) {
+	srv, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	all, err := golden.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The capture's cluster was at revision ~200 when it started; case 50
+	// sends resourceVersion "2" as a stale one, so move past it first.
+	for _, ns := range []string{"padding-1", "padding-2", "padding-3", "golden"} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("POST", "/api/v1/namespaces", strings.NewReader(`{"metadata":{"name":"`+ns+`"}}`)))
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("creating namespace %s: %d %s", ns, rec.Code, rec.Body)
+		}
+	}
+	compared := 0
+	ids := idMap{}
+	for _, x := range all {
+		for _, setup := range goldenSetup[x.Name] {
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, httptest.NewRequest("POST", setup[0], strings.NewReader(setup[1])))
+			if rec.Code != http.StatusCreated {
+				t.Fatalf("%s setup: %d %s", x.Name, rec.Code, rec.Body)
+			}
+		}
+		path := strings.Replace(x.Path, "timeoutSeconds=4", "timeoutSeconds=1", 1)
+		path = strings.Replace(path, "timeoutSeconds=2", "timeoutSeconds=1", 1)
+		path = ids.rewrite(path)
+		req := httptest.NewRequest(x.Method, path, bytes.NewReader([]byte(ids.rewrite(string(x.RequestBody)))))
+		for k, v := range x.RequestHeader {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if why, ok := goldenPending[x.Name]; ok {
+			t.Logf("%s: not compared (%s): got %d", x.Name, why, rec.Code)
+			continue
+		}
+		compared++
+		ids.learn(x.ResponseBody, rec.Body.Bytes())
+		if rec.Code != x.Status {
+			t.Errorf("%s: %s %s: status %d, want %d\n got  %s\n want %s", x.Name, x.Method, x.Path, rec.Code, x.Status, rec.Body, x.ResponseBody)
+			continue
+		}
+		var want, got map[string]any
+		if json.Unmarshal(x.ResponseBody, &want) != nil || want["kind"] != "Status" {
+			continue
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Errorf("%s: response is not JSON: %s", x.Name, rec.Body)
+			continue
+		}
+		for _, f := range []string{"status", "reason", "code", "details"} {
+			if !jsonEqual(want[f], got[f], ids) {
+				t.Errorf("%s: %s = %v, want %v", x.Name, f, got[f], want[f])
+			}
+		}
+		wm, _ := want["message"].(string)
+		gm, _ := got["message"].(string)
+		if digits.ReplaceAllString(wm, "N") != digits.ReplaceAllString(gm, "N") {
+			t.Errorf("%s: message\n got  %q\n want %q", x.Name, gm, wm)
+		}
+	}
+	if compared < 55 {
+		t.Errorf("only %d exchanges compared", compared)
+	}
+}
+
+// Objects the capture's session created without capturing the request.
+var goldenSetup = map[string][][2]string{
+	"20-get-serviceaccount-protobuf": {{"/api/v1/namespaces/golden/serviceaccounts", `{"metadata":{"name":"default"}}`}},
+	"78-delete-with-finalizer":       {{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"fin","finalizers":["example.com/hold"]}}`}},
+	"29-list-configmaps-limit2": {
+		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-0","labels":{"page":"yes"}},"data":{"i":"0"}}`},
+		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-1","labels":{"page":"yes"}},"data":{"i":"1"}}`},
+		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-2","labels":{"page":"yes"}},"data":{"i":"2"}}`},
+		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-3","labels":{"page":"yes"}},"data":{"i":"3"}}`},
+		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-4","labels":{"page":"yes"}},"data":{"i":"4"}}`},
+	},
+}
+
+// idMap translates the capture's uids, resourceVersions and continue tokens
+// into the ones this server gave the same objects, so that requests that quote
+// them (an update with a resourceVersion, a precondition, a continue token)
+// mean the same thing here.
+type idMap map[string]string
+
+// learn pairs the identifiers found at the same places in the captured and the
+// actual response.
+func (m idMap) learn(want, got []byte) {
+	var w, g any
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
+		return
+	}
+	var walk func(w, g any)
+	walk = func(w, g any) {
+		switch wv := w.(type) {
+		case map[string]any:
+			gv, ok := g.(map[string]any)
+			if !ok {
+				return
+			}
+			for k, x := range wv {
+				if s, ok := x.(string); ok && (k == "uid" || k == "resourceVersion" || k == "continue") {
+					if gs, ok := gv[k].(string); ok && s != "" && gs != "" {
+						m[s] = gs
+					}
+					continue
+				}
+				walk(x, gv[k])
+			}
+		case []any:
+			gv, ok := g.([]any)
+			if !ok {
+				return
+			}
+			for i := range min(len(wv), len(gv)) {
+				walk(wv[i], gv[i])
+			}
+		}
+	}
+	walk(w, g)
+}
+
+var idPattern = regexp.MustCompile(`("(?:uid|resourceVersion)":\s*")([^"]+)(")|((?:resourceVersion|continue)=)([^&]+)`)
+
+func (m idMap) rewrite(s string) string {
+	return idPattern.ReplaceAllStringFunc(s, func(match string) string {
+		sub := idPattern.FindStringSubmatch(match)
+		if sub[1] != "" {
+			if v, ok := m[sub[2]]; ok {
+				return sub[1] + v + sub[3]
+			}
+			return match
+		}
+		if v, ok := m[sub[5]]; ok {
+			return sub[4] + v
+		}
+		return match
+	})
+}
+
+// jsonEqual compares a captured value (its identifiers translated) with ours.
+func jsonEqual(want, got any, ids idMap) bool {
+	x, _ := json.Marshal(want)
+	y, _ := json.Marshal(got)
+	return ids.rewrite(string(x)) == string(y)
+}

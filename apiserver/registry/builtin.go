@@ -1,0 +1,187 @@
+package registry
+
+import (
+	"strconv"
+
+	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
+	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+)
+
+// Builtin returns a registry holding the built-in resources: core/v1
+// namespaces, configmaps, secrets, serviceaccounts, pods, services, nodes and
+// events; apps/v1 deployments; coordination.k8s.io/v1 leases.
+func Builtin() *Registry {
+	g := New()
+	for _, r := range builtins() {
+		if err := g.Add(r); err != nil {
+			panic(err) // the table below is static; a failure is a programming error
+		}
+	}
+	return g
+}
+
+func builtins() []*Resource {
+	return []*Resource{
+		Typed[corev1.ConfigMap](&Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}),
+		Typed[corev1.Event](&Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
+			SelectableFields: eventFields}),
+		Typed[corev1.Namespace](&Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace", ShortNames: []string{"ns"},
+			StatusSubresource: true, ValidateName: ValidateDNS1123Label, PrepareForCreate: prepareNamespace,
+			SelectableFields: func(o Object) map[string]string {
+				return map[string]string{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
+			}}),
+		Typed[corev1.Node](&Resource{Version: "v1", Resource: "nodes", Kind: "Node", ShortNames: []string{"no"}, StatusSubresource: true,
+			SelectableFields: func(o Object) map[string]string {
+				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
+			}}),
+		Typed[corev1.Pod](&Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
+			Categories: []string{"all"}, StatusSubresource: true, SelectableFields: podFields, Validate: validatePod,
+			PrepareForCreate: preparePod}),
+		Typed[corev1.Secret](&Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
+			SelectableFields: func(o Object) map[string]string {
+				return map[string]string{"type": string(o.(*corev1.Secret).Type)}
+			},
+			PrepareForCreate: func(o Object) {
+				if s := o.(*corev1.Secret); s.Type == "" {
+					s.Type = corev1.SecretTypeOpaque
+				}
+			}}),
+		Typed[corev1.ServiceAccount](&Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
+			ShortNames: []string{"sa"}}),
+		Typed[corev1.Service](&Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"},
+			Categories: []string{"all"}, StatusSubresource: true, ValidateName: ValidateDNS1035Label, PrepareForCreate: ResetStatus}),
+		Typed[appsv1.Deployment](&Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
+			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
+			Validate: validateDeployment, PrepareForCreate: ResetStatus}),
+		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}),
+	}
+}
+
+func prepareNamespace(o Object) {
+	ns := o.(*corev1.Namespace)
+	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+	if !containsFinalizer(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+	}
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels["kubernetes.io/metadata.name"] = ns.Name
+}
+
+func containsFinalizer(s []corev1.FinalizerName, f corev1.FinalizerName) bool {
+	for _, x := range s {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func podFields(o Object) map[string]string {
+	p := o.(*corev1.Pod)
+	return map[string]string{
+		"spec.nodeName":            p.Spec.NodeName,
+		"spec.restartPolicy":       string(p.Spec.RestartPolicy),
+		"spec.schedulerName":       p.Spec.SchedulerName,
+		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
+		"spec.hostNetwork":         strconv.FormatBool(p.Spec.HostNetwork),
+		"status.phase":             string(p.Status.Phase),
+		"status.podIP":             p.Status.PodIP,
+		"status.nominatedNodeName": p.Status.NominatedNodeName,
+	}
+}
+
+func eventFields(o Object) map[string]string {
+	e := o.(*corev1.Event)
+	return map[string]string{
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         e.Source.Component,
+		"type":                           e.Type,
+	}
+}
+
+// preparePod sets the status a new pod starts with: Pending, with its QoS class.
+func preparePod(o Object) {
+	p := o.(*corev1.Pod)
+	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+}
+
+// qosClass computes a pod's quality-of-service class from its containers'
+// requests and limits, as the kubelet and kube-apiserver do.
+func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
+	any, guaranteed := false, true
+	containers := append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...)
+	for _, c := range containers {
+		for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := c.Resources.Requests[res]
+			lim, hasLim := c.Resources.Limits[res]
+			if hasReq || hasLim {
+				any = true
+			}
+			if !hasLim || (hasReq && req.Cmp(lim) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !any:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+func validatePod(o, _ Object) metav1.FieldErrors {
+	p := o.(*corev1.Pod)
+	var errs metav1.FieldErrors
+	if len(p.Spec.Containers) == 0 {
+		errs = append(errs, metav1.FieldRequired("spec.containers", ""))
+	}
+	for i, c := range p.Spec.Containers {
+		path := "spec.containers[" + strconv.Itoa(i) + "]"
+		if c.Name == "" {
+			errs = append(errs, metav1.FieldRequired(path+".name", ""))
+		}
+		if c.Image == "" {
+			errs = append(errs, metav1.FieldRequired(path+".image", ""))
+		}
+	}
+	return errs
+}
+
+func validateDeployment(o, _ Object) metav1.FieldErrors {
+	d := o.(*appsv1.Deployment)
+	var errs metav1.FieldErrors
+	if d.Spec.Selector == nil {
+		errs = append(errs, metav1.FieldRequired("spec.selector", ""))
+	} else if len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
+		errs = append(errs, metav1.FieldInvalid("spec.selector", d.Spec.Selector, "empty selector is invalid for deployment"))
+	} else {
+		for k, v := range d.Spec.Selector.MatchLabels {
+			if d.Spec.Template.Labels[k] != v {
+				errs = append(errs, metav1.FieldInvalid("spec.template.metadata.labels", d.Spec.Template.Labels,
+					"`selector` does not match template `labels`"))
+				break
+			}
+		}
+	}
+	if d.Spec.Replicas != nil && *d.Spec.Replicas < 0 {
+		errs = append(errs, metav1.FieldInvalid("spec.replicas", *d.Spec.Replicas, "must be greater than or equal to 0"))
+	}
+	if len(d.Spec.Template.Spec.Containers) == 0 {
+		errs = append(errs, metav1.FieldRequired("spec.template.spec.containers", ""))
+	}
+	return errs
+}

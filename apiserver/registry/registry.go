@@ -1,0 +1,284 @@
+// Package registry describes the resources the reference API server serves and
+// the behaviour each one has on top of generic storage: how to make and copy its
+// objects, which names it accepts, which fields label its objects for field
+// selectors, what a create or update resets (status, generation), and whether it
+// has a status subresource.
+//
+// # Built-in resources
+//
+// Builtin returns the resources of Kubernetes' core, apps and coordination
+// groups that kapi ships types for. A server can register more (custom
+// resources come through the same Resource description).
+//
+// # Concurrency
+//
+// A Registry is safe for concurrent use; registration takes a write lock, lookups
+// a read lock.
+package registry
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+)
+
+// Object is a stored API object.
+type Object = metav1.Object
+
+// Resource describes one resource (e.g. "pods" in core/v1).
+type Resource struct {
+	Group, Version string
+	Resource       string // plural, lower case: "configmaps"
+	Singular       string
+	Kind, ListKind string
+	Namespaced     bool
+	ShortNames     []string
+	Categories     []string
+
+	// StatusSubresource means the resource has /status: updates of the main
+	// resource keep the stored status, updates of /status change only status.
+	StatusSubresource bool
+	// Generation means the object's metadata.generation starts at 1 and is
+	// bumped whenever its spec changes.
+	Generation bool
+	// AllowCreateOnUpdate lets PUT create a missing object.
+	AllowCreateOnUpdate bool
+	// Protobuf means objects can be served and accepted as protobuf.
+	Protobuf bool
+
+	// New returns an empty object of the kind.
+	New func() Object
+	// Copy returns a deep copy.
+	Copy func(Object) Object
+	// SelectableFields are the field selector fields beyond metadata.name and
+	// metadata.namespace, with their values for an object.
+	SelectableFields func(Object) map[string]string
+	// ValidateName checks metadata.name (DNS-1123 subdomain by default).
+	ValidateName func(name string) []string
+	// Validate checks a new or updated object; old is nil on create.
+	Validate func(obj, old Object) metav1.FieldErrors
+	// PrepareForCreate resets what a client may not set on create (e.g. status).
+	PrepareForCreate func(obj Object)
+	// WithTypeMeta returns a shallow copy of obj with kind and apiVersion set,
+	// for responses that carry them (stored objects do not).
+	WithTypeMeta func(obj Object) Object
+}
+
+// GroupVersion is "v1" for the core group, "group/version" otherwise.
+func (r *Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// GroupResource names the resource in errors ("configmaps", "deployments.apps").
+func (r *Resource) GroupResource() metav1.GroupResource {
+	return metav1.GroupResource{Group: r.Group, Resource: r.Resource}
+}
+
+// GroupKind names the kind in validation errors.
+func (r *Resource) GroupKind() metav1.GroupKind {
+	return metav1.GroupKind{Group: r.Group, Kind: r.Kind}
+}
+
+// TypeMeta is the kind and apiVersion of objects of the resource.
+func (r *Resource) TypeMeta() metav1.TypeMeta {
+	return metav1.TypeMeta{Kind: r.Kind, APIVersion: r.GroupVersion()}
+}
+
+// FieldSet returns the field selector values of obj, metadata.name and
+// metadata.namespace included.
+func (r *Resource) FieldSet(obj Object) map[string]string {
+	m := map[string]string{"metadata.name": obj.GetName()}
+	if r.Namespaced {
+		m["metadata.namespace"] = obj.GetNamespace()
+	}
+	if r.SelectableFields != nil {
+		for k, v := range r.SelectableFields(obj) {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// KnownField reports whether field can be used in a field selector.
+func (r *Resource) KnownField(field string) bool {
+	if field == "metadata.name" || field == "metadata.namespace" {
+		return true
+	}
+	if r.SelectableFields == nil {
+		return false
+	}
+	_, ok := r.SelectableFields(r.New())[field]
+	return ok
+}
+
+// Verbs are the API verbs the resource supports, sorted.
+func (r *Resource) Verbs() []string {
+	v := []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	if r.Resource != "namespaces" {
+		v = append(v, "deletecollection")
+	}
+	sort.Strings(v)
+	return v
+}
+
+// Registry holds the resources a server serves.
+type Registry struct {
+	mu        sync.RWMutex
+	resources map[string]*Resource // key: group/version/resource
+	groups    []string             // API groups in registration order ("" first)
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{resources: map[string]*Resource{}} }
+
+// Add registers r. It fails if the resource is already registered or the
+// description is incomplete.
+func (g *Registry) Add(r *Resource) error {
+	if r.Version == "" || r.Resource == "" || r.Kind == "" || r.New == nil || r.Copy == nil {
+		return fmt.Errorf("registry: resource %q is incomplete", r.Resource)
+	}
+	if r.ListKind == "" {
+		r.ListKind = r.Kind + "List"
+	}
+	if r.Singular == "" {
+		r.Singular = strings.ToLower(r.Kind)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	key := r.Group + "/" + r.Version + "/" + r.Resource
+	if _, dup := g.resources[key]; dup {
+		return fmt.Errorf("registry: %s already registered", key)
+	}
+	g.resources[key] = r
+	if !containsString(g.groups, r.Group) {
+		g.groups = append(g.groups, r.Group)
+	}
+	return nil
+}
+
+// Get returns the resource, or nil.
+func (g *Registry) Get(group, version, resource string) *Resource {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.resources[group+"/"+version+"/"+resource]
+}
+
+// HasGroupVersion reports whether any resource is served under group/version.
+func (g *Registry) HasGroupVersion(group, version string) bool {
+	return len(g.ForGroupVersion(group, version)) > 0
+}
+
+// ForGroupVersion returns the resources of group/version sorted by name.
+func (g *Registry) ForGroupVersion(group, version string) []*Resource {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []*Resource
+	for _, r := range g.resources {
+		if r.Group == group && r.Version == version {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Resource < out[j].Resource })
+	return out
+}
+
+// Groups returns the API groups with their versions, in registration order.
+func (g *Registry) Groups() map[string][]string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	m := map[string][]string{}
+	for _, r := range g.resources {
+		if !containsString(m[r.Group], r.Version) {
+			m[r.Group] = append(m[r.Group], r.Version)
+		}
+	}
+	return m
+}
+
+// GroupOrder is the order groups were first registered in.
+func (g *Registry) GroupOrder() []string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return append([]string(nil), g.groups...)
+}
+
+func containsString(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Typed fills New and Copy for a Go type T that embeds ObjectMeta and has a
+// generated DeepCopy.
+func Typed[T any, PT interface {
+	*T
+	metav1.Object
+	DeepCopy() *T
+	GetObjectKind() *metav1.TypeMeta
+}](r *Resource) *Resource {
+	r.New = func() Object { return PT(new(T)) }
+	r.Copy = func(o Object) Object { return PT(o.(PT).DeepCopy()) }
+	r.WithTypeMeta = func(o Object) Object {
+		c := PT(new(T))
+		*c = *o.(PT)
+		*c.GetObjectKind() = metav1.TypeMeta{Kind: r.Kind, APIVersion: r.GroupVersion()}
+		return c
+	}
+	if _, ok := any(PT(new(T))).(interface{ Marshal() ([]byte, error) }); ok {
+		r.Protobuf = true
+	}
+	return r
+}
+
+// field returns the struct field name of obj (a pointer to a struct), or an
+// invalid Value.
+func field(obj Object, name string) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName(name)
+}
+
+// SpecEqual reports whether a and b have equal spec fields (true when the kind
+// has no spec).
+func SpecEqual(a, b Object) bool {
+	fa, fb := field(a, "Spec"), field(b, "Spec")
+	if !fa.IsValid() || !fb.IsValid() {
+		return true
+	}
+	return reflect.DeepEqual(fa.Interface(), fb.Interface())
+}
+
+// CopyStatus sets dst's status to src's (no-op for kinds without status).
+func CopyStatus(dst, src Object) {
+	d, s := field(dst, "Status"), field(src, "Status")
+	if d.IsValid() && s.IsValid() && d.CanSet() {
+		d.Set(s)
+	}
+}
+
+// CopySpec sets dst's spec to src's (no-op for kinds without spec).
+func CopySpec(dst, src Object) {
+	d, s := field(dst, "Spec"), field(src, "Spec")
+	if d.IsValid() && s.IsValid() && d.CanSet() {
+		d.Set(s)
+	}
+}
+
+// ResetStatus zeroes obj's status.
+func ResetStatus(obj Object) {
+	if f := field(obj, "Status"); f.IsValid() && f.CanSet() {
+		f.Set(reflect.Zero(f.Type()))
+	}
+}

@@ -1,0 +1,149 @@
+package apiserver
+
+import (
+	"errors"
+	"net/http"
+	"runtime"
+	"strconv"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/kjson"
+	"sigs.k8s.io/yaml"
+)
+
+func goVersion() string { return runtime.Version() }
+func platform() string  { return runtime.GOOS + "/" + runtime.GOARCH }
+
+var (
+	offerJSON     = mustMediaType(codec.MediaTypeJSON)
+	offerYAML     = mustMediaType(codec.MediaTypeYAML)
+	offerProtobuf = mustMediaType(codec.MediaTypeProtobuf)
+)
+
+func mustMediaType(s string) codec.MediaType {
+	m, err := codec.ParseMediaType(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// offers lists the representations of a resource, preferred first.
+func offers(res *registry.Resource) []codec.MediaType {
+	if res != nil && res.Protobuf {
+		return []codec.MediaType{offerJSON, offerYAML, offerProtobuf}
+	}
+	return []codec.MediaType{offerJSON, offerYAML}
+}
+
+// negotiate picks the response representation, writing 406 when none fits.
+func (s *Server) negotiate(w http.ResponseWriter, r *http.Request, res *registry.Resource) (codec.MediaType, bool) {
+	mt, err := codec.Negotiate(r.Header.Get("Accept"), offers(res))
+	if err != nil {
+		var na *codec.NotAcceptableError
+		if errors.As(err, &na) {
+			s.writeStatusAs(w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(offers(res))))
+			return mt, false
+		}
+		// An Accept header that does not parse is ignored, as kube-apiserver does.
+		return offerJSON, true
+	}
+	return mt, true
+}
+
+func mediaTypeStrings(m []codec.MediaType) []string {
+	out := make([]string, len(m))
+	for i, x := range m {
+		out[i] = x.String()
+	}
+	return out
+}
+
+// writeStatus writes a Status in the representation the request accepts (JSON
+// when it accepts nothing the server has).
+func (s *Server) writeStatus(w http.ResponseWriter, r *http.Request, st *metav1.Status) {
+	mt, err := codec.Negotiate(r.Header.Get("Accept"), []codec.MediaType{offerJSON, offerProtobuf})
+	if err != nil {
+		mt = offerJSON
+	}
+	s.writeStatusAs(w, mt, st)
+}
+
+func (s *Server) writeStatusAs(w http.ResponseWriter, mt codec.MediaType, st *metav1.Status) {
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	if st.Code == http.StatusTooManyRequests || st.Code == http.StatusGatewayTimeout || st.Code == http.StatusServiceUnavailable {
+		if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+		}
+	}
+	code := int(st.Code)
+	switch {
+	case code != 0:
+	case st.Status == metav1.StatusSuccess:
+		code = http.StatusOK
+	default:
+		code = http.StatusInternalServerError
+	}
+	if mt.Subtype == offerProtobuf.Subtype {
+		b, err := codec.MarshalProtobuf(st.TypeMeta, st)
+		if err == nil {
+			w.Header().Set("Content-Type", codec.MediaTypeProtobuf)
+			w.WriteHeader(code)
+			_, _ = w.Write(b)
+			return
+		}
+	}
+	s.writeRawJSON(w, code, st)
+}
+
+// writeRawJSON writes v as JSON with a trailing newline, as kube-apiserver does.
+func (s *Server) writeRawJSON(w http.ResponseWriter, code int, v any) {
+	b, err := kjson.Marshal(v)
+	if err != nil {
+		s.cfg.Logger.Error("apiserver: encoding response", "err", err)
+		code = http.StatusInternalServerError
+		b = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"encoding the response failed","reason":"InternalError","code":500}`)
+	}
+	w.Header().Set("Content-Type", codec.MediaTypeJSON)
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeObject writes one object with its kind and apiVersion.
+func (s *Server) writeObject(w http.ResponseWriter, mt codec.MediaType, code int, res *registry.Resource, obj metav1.Object) {
+	if mt.Subtype == offerProtobuf.Subtype {
+		if m, ok := obj.(codec.ProtoMarshaler); ok {
+			b, err := codec.MarshalProtobuf(res.TypeMeta(), m)
+			if err == nil {
+				w.Header().Set("Content-Type", codec.MediaTypeProtobuf)
+				w.WriteHeader(code)
+				_, _ = w.Write(b)
+				return
+			}
+			s.cfg.Logger.Error("apiserver: protobuf encoding", "kind", res.Kind, "err", err)
+		}
+	}
+	if mt.Subtype == offerYAML.Subtype {
+		s.writeYAML(w, code, res.WithTypeMeta(obj))
+		return
+	}
+	s.writeRawJSON(w, code, res.WithTypeMeta(obj))
+}
+
+// writeYAML writes v as YAML (the JSON document converted, as kube-apiserver
+// does).
+func (s *Server) writeYAML(w http.ResponseWriter, code int, v any) {
+	b, err := kjson.Marshal(v)
+	if err == nil {
+		b, err = yaml.JSONToYAML(b)
+	}
+	if err != nil {
+		s.writeRawJSON(w, http.StatusInternalServerError, metav1.NewInternalError(err))
+		return
+	}
+	w.Header().Set("Content-Type", codec.MediaTypeYAML)
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,165 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fakeClock is a settable clock for MemoryConfig.Now.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// newStore returns a store closed at the end of the test. Unless cfg sets
+// them, the background compactor is off and the clock is fake, so nothing
+// happens behind the test's back.
+func newStore(t testing.TB, cfg MemoryConfig) *Memory {
+	t.Helper()
+	if cfg.CompactInterval == 0 {
+		cfg.CompactInterval = -1
+	}
+	if cfg.Now == nil {
+		cfg.Now = newFakeClock().Now
+	}
+	m := NewMemory(cfg)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func key(ns, name string) string { return "/core/configmaps/" + ns + "/" + name }
+
+func cm(ns, name string, labels map[string]string, kv ...string) *corev1.ConfigMap {
+	c := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels,
+		UID: metav1.UID("uid-" + ns + "-" + name)}}
+	if len(kv) > 0 {
+		c.Data = map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			c.Data[kv[i]] = kv[i+1]
+		}
+	}
+	return c
+}
+
+func mustCreate(t testing.TB, m *Memory, ns, name string, labels map[string]string, kv ...string) *corev1.ConfigMap {
+	t.Helper()
+	obj, err := m.Create(context.Background(), key(ns, name), cm(ns, name, labels, kv...))
+	if err != nil {
+		t.Fatalf("create %s/%s: %v", ns, name, err)
+	}
+	return obj.(*corev1.ConfigMap)
+}
+
+// mustUpdate sets data k=v on ns/name (and labels, if not nil).
+func mustUpdate(t testing.TB, m *Memory, ns, name string, labels map[string]string, k, v string) *corev1.ConfigMap {
+	t.Helper()
+	obj, err := m.GuaranteedUpdate(context.Background(), key(ns, name), false, nil, func(cur Object) (Object, error) {
+		c := cur.(*corev1.ConfigMap).DeepCopy()
+		if c.Data == nil {
+			c.Data = map[string]string{}
+		}
+		c.Data[k] = v
+		if labels != nil {
+			c.Labels = labels
+		}
+		return c, nil
+	})
+	if err != nil {
+		t.Fatalf("update %s/%s: %v", ns, name, err)
+	}
+	return obj.(*corev1.ConfigMap)
+}
+
+func mustDelete(t testing.TB, m *Memory, ns, name string) *corev1.ConfigMap {
+	t.Helper()
+	obj, err := m.Delete(context.Background(), key(ns, name), nil, nil)
+	if err != nil {
+		t.Fatalf("delete %s/%s: %v", ns, name, err)
+	}
+	return obj.(*corev1.ConfigMap)
+}
+
+func rv(obj Object) string { return obj.GetResourceVersion() }
+
+func rvOf(rev uint64) string { return fmt.Sprint(rev) }
+
+func wantCode(t testing.TB, err error, code Code) *Error {
+	t.Helper()
+	var se *Error
+	if !errors.As(err, &se) || se.Code != code {
+		t.Fatalf("error = %v, want code %d", err, code)
+	}
+	return se
+}
+
+// next receives one event or fails the test after a generous deadline (a
+// hang guard, never a synchronisation device).
+func next(t testing.TB, w Watcher) (Event, bool) {
+	t.Helper()
+	select {
+	case e, ok := <-w.ResultChan():
+		return e, ok
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for a watch event")
+		return Event{}, false
+	}
+}
+
+func mustNext(t testing.TB, w Watcher) Event {
+	t.Helper()
+	e, ok := next(t, w)
+	if !ok {
+		t.Fatal("watch channel closed unexpectedly")
+	}
+	return e
+}
+
+// expectClosed drains w until its channel closes, returning what it read.
+func expectClosed(t testing.TB, w Watcher) []Event {
+	t.Helper()
+	var evs []Event
+	for {
+		e, ok := next(t, w)
+		if !ok {
+			return evs
+		}
+		evs = append(evs, e)
+	}
+}
+
+func names(objs []Object) []string {
+	out := make([]string, len(objs))
+	for i, o := range objs {
+		out[i] = o.GetNamespace() + "/" + o.GetName()
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package apiserver
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/kjson"
+)
+
+// watchEncoder writes watch events in the negotiated framing.
+type watchEncoder interface {
+	Encode(eventType string, object []byte) error
+}
+
+func (h *handler) watch() {
+	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	if !ok {
+		return
+	}
+	if mt.Subtype == offerYAML.Subtype {
+		mt = offerJSON // watches are served as JSON or protobuf only
+	}
+	opts, pred, st := h.listOptions()
+	if st != nil {
+		h.fail(st)
+		return
+	}
+	wo := storage.WatchOptions{Predicate: pred}
+	switch {
+	case opts.SendInitialEvents != nil:
+		// Streaming list semantics: initial events only when asked for.
+		wo.SendInitialEvents = *opts.SendInitialEvents
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			rv, err := strconv.ParseUint(opts.ResourceVersion, 10, 64)
+			if err != nil {
+				h.fail(metav1.NewBadRequest("invalid resource version " + strconv.Quote(opts.ResourceVersion)))
+				return
+			}
+			wo.ResourceVersion = rv
+		}
+	case opts.ResourceVersion == "" || opts.ResourceVersion == "0":
+		// "Get state and start at most recent" (or "any"): synthetic ADDED
+		// events for the current state, then changes.
+		wo.SendInitialEvents = true
+	default:
+		rv, err := strconv.ParseUint(opts.ResourceVersion, 10, 64)
+		if err != nil {
+			h.fail(metav1.NewBadRequest("invalid resource version " + strconv.Quote(opts.ResourceVersion)))
+			return
+		}
+		wo.ResourceVersion = rv
+	}
+	if opts.AllowWatchBookmarks {
+		wo.BookmarkInterval = h.s.cfg.BookmarkInterval
+	}
+	timeout := time.Duration(float64(h.s.cfg.MinWatchTimeout) * (1 + rand.Float64()))
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	ctx, cancel := contextWithTimeout(h.r.Context(), h.s.ctx, timeout)
+	defer cancel()
+
+	var enc watchEncoder
+	flusher, _ := h.w.(http.Flusher)
+	protobuf := mt.Subtype == offerProtobuf.Subtype && h.res.Protobuf
+	if protobuf {
+		h.w.Header().Set("Content-Type", codec.MediaTypeProtobufWatch)
+		enc = codec.NewProtobufWatchEncoder(h.w)
+	} else {
+		h.w.Header().Set("Content-Type", codec.MediaTypeJSON)
+		enc = codec.NewJSONWatchEncoder(h.w)
+	}
+	h.w.Header().Set("Transfer-Encoding", "chunked")
+
+	watcher, err := h.s.store.Watch(ctx, h.key(h.ri.Namespace, ""), wo)
+	if err != nil {
+		if errors.Is(err, storage.ErrExpired) {
+			// What kube-apiserver does (golden 104): 200, then one ERROR event.
+			h.w.WriteHeader(http.StatusOK)
+			h.writeWatchStatus(enc, protobuf, metav1.NewWatchExpired())
+			return
+		}
+		h.fail(h.storageStatus(err, ""))
+		return
+	}
+	defer watcher.Stop()
+	h.w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	sendBookmarks := opts.AllowWatchBookmarks
+	for {
+		var ev storage.Event
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-watcher.ResultChan():
+			if !ok {
+				return
+			}
+			ev = e
+		}
+		var obj metav1.Object
+		switch ev.Type {
+		case storage.Failed:
+			if errors.Is(ev.Err, storage.ErrExpired) {
+				h.writeWatchStatus(enc, protobuf, metav1.NewWatchExpired())
+			}
+			return // a slow watcher: end the stream, the client re-watches
+		case storage.Bookmark:
+			if !sendBookmarks {
+				continue
+			}
+			obj = h.bookmarkObject(ev, opts.SendInitialEvents != nil && *opts.SendInitialEvents)
+		default:
+			obj = ev.Object
+		}
+		b, err := h.encodeWatchObject(obj, protobuf)
+		if err != nil {
+			h.s.cfg.Logger.Error("apiserver: encoding watch event", "err", err)
+			return
+		}
+		if err := enc.Encode(string(ev.Type), b); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
+
+// bookmarkObject is an object of the watched kind carrying only the bookmark's
+// resourceVersion (and the initial-events-end annotation when it ends a
+// streaming list).
+func (h *handler) bookmarkObject(ev storage.Event, streaming bool) metav1.Object {
+	obj := h.res.New()
+	obj.SetResourceVersion(strconv.FormatUint(ev.Revision, 10))
+	if ev.InitialEventsEnd && streaming {
+		obj.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return obj
+}
+
+func (h *handler) encodeWatchObject(obj metav1.Object, protobuf bool) ([]byte, error) {
+	if protobuf {
+		return codec.MarshalProtobuf(h.res.TypeMeta(), obj.(codec.ProtoMarshaler))
+	}
+	return kjson.Marshal(h.res.WithTypeMeta(obj))
+}
+
+func (h *handler) writeWatchStatus(enc watchEncoder, protobuf bool, st *metav1.Status) {
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	var b []byte
+	var err error
+	if protobuf {
+		b, err = codec.MarshalProtobuf(st.TypeMeta, st)
+	} else {
+		b, err = kjson.Marshal(st)
+	}
+	if err == nil {
+		_ = enc.Encode(string(storage.Failed), b)
+	}
+	if f, ok := h.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
