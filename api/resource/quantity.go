@@ -55,7 +55,8 @@ var (
 	// ErrFormatWrong reports text that is not a number followed by a suffix.
 	ErrFormatWrong = errors.New("quantities must match the regular expression '" + splitRE + "'")
 	// ErrNumeric reports a number part Kubernetes cannot read: one with no
-	// digits at all ("", "-", ".") combined with an exponent below -9.
+	// digits at all ("", "-", ".") followed by an exponent below -9 or by Pi or
+	// Ei ("e-10", "-Ei"). With other suffixes such a number reads as zero.
 	ErrNumeric = errors.New("unable to parse numeric part of quantity")
 	// ErrSuffix reports an unknown suffix ("1K", "1e", "1Mi5").
 	ErrSuffix = errors.New("unable to parse quantity's suffix")
@@ -184,8 +185,10 @@ func parse[T ~string | ~[]byte](in T) (Quantity, error) {
 	if !ok {
 		return Quantity{}, ErrSuffix
 	}
-	if !hasDigit && !binary && exp < int32(Nano) {
-		// Kubernetes hands such input to a decimal parser that rejects it.
+	if !hasDigit && (!binary && exp < int32(Nano) || binary && exp >= 50) {
+		// A number with no digits at all, where Kubernetes takes its general
+		// path (below nano, or Pi and Ei), reaches a decimal parser that
+		// rejects it.
 		return Quantity{}, ErrNumeric
 	}
 
@@ -329,13 +332,18 @@ func (d digitSeq[T]) uint64(lo, hi int) uint64 {
 
 // big reads digits [lo, hi) of any length.
 func (d digitSeq[T]) big(lo, hi int) *big.Int {
-	z := new(big.Int)
-	var chunk big.Int
-	for lo < hi {
-		k := min(hi-lo, 18)
-		z.Mul(z, pow10Big(int64(k)))
-		z.Add(z, chunk.SetUint64(d.uint64(lo, lo+k)))
-		lo += k
+	var digits string
+	switch n := len(d.a); {
+	case hi <= n:
+		digits = string(d.a[lo:hi])
+	case lo >= n:
+		digits = string(d.b[lo-n : hi-n])
+	default:
+		digits = string(d.a[lo:]) + string(d.b[:hi-n])
+	}
+	z, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		panic("resource: invalid digits " + digits) // unreachable: the scanner checked them
 	}
 	return z
 }

@@ -197,3 +197,48 @@ func TestParseQuantity(t *testing.T) {
 		}
 	}
 }
+
+// TestDocExamples checks the examples given in the package documentation.
+func TestDocExamples(t *testing.T) {
+	for in, want := range map[string]string{
+		"Mi": "0", "e3": "0", "1e4294967296": "1", "0.1n": "1n", "-1e-12": "-1e-9",
+		"10Ei": "9223372036854775807", "1000m": "1", "0.1": "100m", "100.5": "100500m",
+		"1000k": "1M", "1100": "1100", "1e3": "1e3", "1e4": "10e3", "1e1": "10",
+		"12e6": "12e6", "1e-1": "100e-3", "1024Ki": "1Mi", "1.5Gi": "1536Mi",
+		"0.5Ki": "512", "1.1Ki": "1126400m", "1000E": "1e21", "+1": "1", "5.": "5",
+		"007": "7", "1E3": "1e3", "1e+3": "1e3", "1.G": "1G", "1E": "1E",
+	} {
+		if got := MustParse(in).String(); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	for _, in := range []string{"-e-10", "-Ei", ".Pi"} {
+		if _, err := ParseQuantity(in); !errors.Is(err, ErrNumeric) {
+			t.Errorf("%q: error %v, want ErrNumeric", in, err)
+		}
+	}
+	if q := MustParse("1.1Ki"); q.Format != BinarySI {
+		t.Errorf("1.1Ki has Format %s", q.Format)
+	}
+	if q := MustParse("0.0001Ki"); q.Format != DecimalSI {
+		t.Errorf("0.0001Ki has Format %s", q.Format)
+	}
+	if got := NewScaledQuantity(1, -12).String(); got != "1e-12" {
+		t.Errorf("NewScaledQuantity(1, -12) = %q", got)
+	}
+	q := *NewQuantity(1<<62, BinarySI)
+	q.Add(*NewQuantity(1<<62, BinarySI))
+	if got := q.String(); got != "9223372036854775808" {
+		t.Errorf("2^63 BinarySI = %q", got)
+	}
+}
+
+func TestMustParsePanics(t *testing.T) {
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, ErrSuffix) {
+			t.Errorf("recovered %v", err)
+		}
+	}()
+	MustParse("1K")
+}
