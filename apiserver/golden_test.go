@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -93,7 +94,21 @@ func TestGoldenReplay(t *testing.T) {
 			continue
 		}
 		var want, got map[string]any
-		if json.Unmarshal(x.ResponseBody, &want) != nil || want["kind"] != "Status" {
+		if json.Unmarshal(x.ResponseBody, &want) != nil {
+			continue
+		}
+		if want["kind"] != "Status" {
+			if why, ok := goldenBodyPending[x.Name]; ok {
+				t.Logf("%s: body not compared (%s)", x.Name, why)
+				continue
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Errorf("%s: response is not JSON: %s", x.Name, rec.Body)
+				continue
+			}
+			if path, ok := coversObject(normalizeObject(want), normalizeObject(got), ""); !ok {
+				t.Errorf("%s: body differs at %s\n got  %s\n want %s", x.Name, path, rec.Body, x.ResponseBody)
+			}
 			continue
 		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
@@ -114,6 +129,121 @@ func TestGoldenReplay(t *testing.T) {
 	if compared < 55 {
 		t.Errorf("only %d exchanges compared", compared)
 	}
+}
+
+// Object bodies not compared yet, and why.
+var goldenBodyPending = map[string]string{
+	"01-discovery-api": "serverAddress is the listener's",
+	// Defaulting and admission kube-apiserver applies on create are not all
+	// implemented yet.
+	"09-create-secret":                        "stringData is not folded into data",
+	"95-watch-no-rv-initial-state":            "stringData is not folded into data",
+	"97-watch-sendinitialevents-no-bookmarks": "stringData is not folded into data",
+	"11-create-pod-rich":                      "pod defaults and admission",
+	"12-update-pod-status":                    "pod defaults and admission",
+	"13-get-pod-json":                         "pod defaults and admission",
+	"33-list-pods-json":                       "pod defaults and admission",
+	"44-list-pods-fieldselector":              "pod defaults and admission",
+	"15-create-node":                          "node taint admission",
+	"16-update-node-status":                   "node taint admission",
+	"18-create-service":                       "service defaults and cluster IP allocation",
+	"25-create-deployment":                    "deployment defaults",
+}
+
+// normalizeObject drops what legitimately differs between two servers: uids,
+// resourceVersions, timestamps, managedFields (written from issue 7 on),
+// generated names and continue tokens.
+func normalizeObject(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			switch k {
+			case "uid", "resourceVersion", "creationTimestamp", "managedFields", "continue", "time", "lastTransitionTime":
+				continue
+			case "deletionTimestamp":
+				out[k] = "set"
+				continue
+			}
+			out[k] = normalizeObject(x)
+		}
+		if meta, ok := out["metadata"].(map[string]any); ok && meta["generateName"] != nil {
+			delete(meta, "name")
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = normalizeObject(x)
+		}
+		return out
+	}
+	return v
+}
+
+// coversObject reports where got lacks or changes a value of want. got may
+// have extra fields only if they are zero values.
+func coversObject(want, got any, path string) (string, bool) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return path, false
+		}
+		for k, wv := range w {
+			gv, present := g[k]
+			if wv == nil && (!present || gv == nil) {
+				continue
+			}
+			if !present {
+				return path + "." + k + " (missing)", false
+			}
+			if p, ok := coversObject(wv, gv, path+"."+k); !ok {
+				return p, false
+			}
+		}
+		for k, gv := range g {
+			if _, ok := w[k]; !ok && !isZero(gv) {
+				return path + "." + k + " (extra)", false
+			}
+		}
+		return "", true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return path + " (length)", false
+		}
+		for i := range w {
+			if p, ok := coversObject(w[i], g[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	}
+	return path, jsonEqual(want, got, nil)
+}
+
+func isZero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case float64:
+		return v == 0
+	case bool:
+		return !v
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		for _, x := range v {
+			if !isZero(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Objects the capture's session created without capturing the request.

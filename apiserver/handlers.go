@@ -355,6 +355,11 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	default:
 		return nil, metav1.NewUnsupportedMediaType(accepted)
 	}
+	// Stored objects carry no kind or apiVersion: responses add them, list
+	// items go without, as in kube-apiserver.
+	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
+		*k.GetObjectKind() = metav1.TypeMeta{}
+	}
 	return obj, nil
 }
 

@@ -288,7 +288,8 @@ func (w *memWatcher) fail(err error) {
 	w.send(Event{Type: Failed, Err: err})
 }
 
-// eventQueue is a FIFO ring of events that grows on demand.
+// eventQueue is a FIFO ring of events; its capacity is a power of two and
+// grows on demand (a watcher's queue never exceeds its WatchBuffer).
 type eventQueue struct {
 	buf     []Event
 	head, n int
@@ -298,11 +299,11 @@ func (q *eventQueue) push(e Event) {
 	if q.n == len(q.buf) {
 		nb := make([]Event, max(2*len(q.buf), 16))
 		for i := range q.n {
-			nb[i] = q.buf[(q.head+i)%len(q.buf)]
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 		}
 		q.buf, q.head = nb, 0
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = e
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = e
 	q.n++
 }
 
@@ -310,6 +311,6 @@ func (q *eventQueue) front() Event { return q.buf[q.head] }
 
 func (q *eventQueue) pop() {
 	q.buf[q.head] = Event{}
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
 }
