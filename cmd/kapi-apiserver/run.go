@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kapi-dev/kapi/apiserver"
+)
+
+// options are the parsed command-line flags.
+type options struct {
+	listen           string
+	kubeconfig       string
+	tls              bool
+	token            string
+	historyWindow    time.Duration
+	bookmarkInterval time.Duration
+	minWatchTimeout  time.Duration
+	shutdownTimeout  time.Duration
+	logLevel         slog.Level
+}
+
+// usageError is a command line that does not parse; main exits with status 2
+// for it, as the flag package does.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// parseFlags parses args; usage and flag errors are written to stderr.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("kapi-apiserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "TCP `address` to listen on (port 0: any free port)")
+	fs.StringVar(&o.kubeconfig, "write-kubeconfig", "", "write a kubeconfig for the server to `path`")
+	fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a self-signed certificate generated at start")
+	fs.StringVar(&o.token, "token", "", "require this bearer `token` on requests")
+	fs.DurationVar(&o.historyWindow, "history-window", 5*time.Minute, "how long old versions and deleted objects stay readable")
+	fs.DurationVar(&o.bookmarkInterval, "bookmark-interval", time.Minute, "BOOKMARK interval of idle watches that allow bookmarks")
+	fs.DurationVar(&o.minWatchTimeout, "min-watch-timeout", 30*time.Minute, "lower bound of the random timeout of watches without timeoutSeconds")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory).\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, &usageError{err}
+	}
+	bad := func(format string, a ...any) (*options, error) {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintln(stderr, err)
+		fs.Usage()
+		return nil, &usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected argument %q", fs.Arg(0))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"history-window", o.historyWindow},
+		{"bookmark-interval", o.bookmarkInterval},
+		{"min-watch-timeout", o.minWatchTimeout},
+		{"shutdown-timeout", o.shutdownTimeout},
+	} {
+		if d.v <= 0 {
+			return bad("--%s must be positive, not %v", d.name, d.v)
+		}
+	}
+	if strings.ContainsFunc(o.token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return bad("--token must not contain spaces or control characters")
+	}
+	if o.token != "" && !o.tls {
+		// client-go's clientcmd applies a kubeconfig's credentials only when
+		// the server URL is https ("only try to read the auth information if
+		// we are secure"), so kubectl would never send the token; and it
+		// would travel in clear text.
+		return bad("--token needs --tls: kubectl and client-go send a token only to an https:// server")
+	}
+	return o, nil
+}
+
+// exitCode reports the process status for run's error, writing the error to
+// stderr: 0 for success and -h, 2 for a bad command line, 1 otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2 // the flag package has printed the error and the usage
+	}
+	fmt.Fprintf(stderr, "kapi-apiserver: %v\n", err)
+	return 1
+}
+
+// run runs the server until ctx ends, then shuts it down and returns nil. It
+// returns an error if the command line is bad (flag.ErrHelp for -h) or if the
+// server cannot start or stops serving by itself. Once the server serves, run
+// writes the kubeconfig (with --write-kubeconfig) and then the ready line to
+// stdout; logs go to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+
+	api, err := apiserver.New(apiserver.Config{
+		HistoryWindow:    o.historyWindow,
+		BookmarkInterval: o.bookmarkInterval,
+		MinWatchTimeout:  o.minWatchTimeout,
+		Logger:           logger,
+	})
+	if err != nil {
+		return fmt.Errorf("starting the API server: %w", err)
+	}
+	closed := false
+	defer func() {
+		if !closed { // an early return: nothing has been served
+			_ = api.Close()
+		}
+	}()
+	if err := createSystemNamespaces(ctx, api); err != nil {
+		return err
+	}
+
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listening: %w", err)
+	}
+	defer ln.Close() // Serve closes it too; this covers the early returns
+	addr := ln.Addr().(*net.TCPAddr)
+	url := serverURL(addr, o.tls)
+	if !addr.IP.IsLoopback() && o.token == "" {
+		logger.Warn("listening beyond loopback without --token: anyone who can reach the port has full access", "addr", addr.String())
+	}
+
+	var tlsConfig *tls.Config
+	var caPEM []byte
+	if o.tls {
+		cert, ca, err := selfSignedCertificate(addr.IP, time.Now())
+		if err != nil {
+			return fmt.Errorf("generating the TLS certificate: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		caPEM = ca
+	}
+	if o.kubeconfig != "" {
+		if err := writeKubeconfig(o.kubeconfig, url, caPEM, o.token); err != nil {
+			return fmt.Errorf("writing the kubeconfig: %w", err)
+		}
+	}
+
+	// Watches never go idle by themselves, so http.Server.Shutdown would wait
+	// for them until its deadline; they end when Shutdown starts instead.
+	watches, endWatches := context.WithCancel(context.Background())
+	defer endWatches()
+	var h http.Handler = endWatchesWith(watches, api)
+	if o.token != "" {
+		h = requireToken(o.token, h)
+	}
+	if logger.Enabled(ctx, slog.LevelDebug) {
+		h = logRequests(logger, h)
+	}
+	hs := &http.Server{
+		Handler:           h,
+		TLSConfig:         tlsConfig,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(endWatches)
+
+	served := make(chan error, 1)
+	go func() {
+		if o.tls {
+			served <- hs.ServeTLS(ln, "", "") // certificates from TLSConfig; enables HTTP/2
+		} else {
+			served <- hs.Serve(ln)
+		}
+	}()
+	logger.Info("serving", "url", url, "tls", o.tls, "token", o.token != "", "kubeconfig", o.kubeconfig)
+	fmt.Fprintf(stdout, "kapi-apiserver listening on %s\n", url)
+
+	select {
+	case err := <-served:
+		// Serve only returns by itself when the listener fails.
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+
+	logger.Info("shutting down", "timeout", o.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		logger.Warn("requests still in flight at the shutdown timeout; closing their connections", "err", err)
+		_ = hs.Close()
+	}
+	<-served // http.ErrServerClosed
+	// The HTTP server has stopped: no request can reach the API server now.
+	closed = true
+	if err := api.Close(); err != nil {
+		logger.Error("closing the API server", "err", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// serverURL is the URL clients use to reach a server listening on addr. An
+// unspecified address (0.0.0.0, or :: which Go listens on dual-stack) is
+// reached on 127.0.0.1, which works whether or not IPv6 is configured.
+func serverURL(addr *net.TCPAddr, https bool) string {
+	ip := addr.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	scheme := "http"
+	if https {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(ip.String(), fmt.Sprint(addr.Port))
+}
