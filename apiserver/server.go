@@ -89,6 +89,7 @@ type Server struct {
 	store    storage.Interface
 	ownStore bool
 	copiers  sync.Map // reflect.Type -> func(Object) Object
+	encoded  *encodeCache
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -127,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version.GitVersion == "" {
 		cfg.Version = defaultVersion()
 	}
-	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage}
+	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if s.store == nil {
 		s.store = storage.NewMemory(storage.MemoryConfig{

@@ -121,7 +121,13 @@ func (h *handler) watch() {
 		default:
 			obj = ev.Object
 		}
-		b, err := h.encodeWatchObject(obj, protobuf)
+		var b []byte
+		var err error
+		if ev.Type == storage.Bookmark {
+			b, err = h.encodeWatchObject(obj, protobuf)
+		} else {
+			b, err = h.s.encoded.get(obj, protobuf, func() ([]byte, error) { return h.encodeWatchObject(obj, protobuf) })
+		}
 		if err != nil {
 			h.s.cfg.Logger.Error("apiserver: encoding watch event", "err", err)
 			return
