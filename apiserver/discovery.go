@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net"
 	"net/http"
 	"strings"
@@ -83,6 +85,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, group, version string)
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: res.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.Verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
+			StorageVersionHash: storageVersionHash(res.Group, res.Version, res.Kind),
 		})
 		if res.StatusSubresource {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
@@ -93,4 +96,11 @@ func (s *Server) serveResourceList(w http.ResponseWriter, group, version string)
 	}
 	s.writeRawJSON(w, http.StatusOK, list)
 	return true
+}
+
+// storageVersionHash is kube-apiserver's opaque hash of the version a resource
+// is stored in: base64 of the first 8 bytes of sha256("group/version/Kind").
+func storageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }

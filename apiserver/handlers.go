@@ -242,7 +242,13 @@ func (h *handler) list() {
 	}
 	lo := storage.ListOptions{Limit: opts.Limit, Continue: opts.Continue, Predicate: pred}
 	if opts.Continue == "" {
-		ro, st := readOptions(opts.ResourceVersion, opts.ResourceVersionMatch)
+		match := opts.ResourceVersionMatch
+		if match == "" && opts.Limit > 0 && opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			// The spec's legacy cell: a paged list at a given resourceVersion is
+			// served at exactly that version.
+			match = metav1.ResourceVersionMatchExact
+		}
+		ro, st := readOptions(opts.ResourceVersion, match)
 		if st != nil {
 			h.fail(st)
 			return
@@ -663,9 +669,11 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 	if h.res.Generation && !registry.SpecEqual(cur, next) {
 		next.SetGeneration(cur.GetGeneration() + 1)
 	}
-	if cur.GetDeletionTimestamp() != nil && addsFinalizer(cur.GetFinalizers(), next.GetFinalizers()) {
-		return nil, metav1.NewForbidden(h.res.GroupResource(), h.ri.Name,
-			errors.New("no new finalizers can be added if the object is being deleted"))
+	if cur.GetDeletionTimestamp() != nil {
+		if added := addedFinalizers(cur.GetFinalizers(), next.GetFinalizers()); len(added) > 0 {
+			return nil, metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldForbidden("metadata.finalizers",
+				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+		}
 	}
 	if st := h.validate(next, cur); st != nil {
 		return nil, st
@@ -676,17 +684,19 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 	return next, nil
 }
 
-func addsFinalizer(old, next []string) bool {
+// addedFinalizers lists the finalizers of next that old lacks.
+func addedFinalizers(old, next []string) []string {
 	have := map[string]bool{}
 	for _, f := range old {
 		have[f] = true
 	}
+	var added []string
 	for _, f := range next {
 		if !have[f] {
-			return true
+			added = append(added, f)
 		}
 	}
-	return false
+	return added
 }
 
 // finishDeletion removes an object whose deletion was waiting on finalizers
@@ -817,8 +827,10 @@ func (s *Server) deleteObject(ctx context.Context, res *registry.Resource, key s
 		next := res.Copy(cur)
 		now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
 		next.SetDeletionTimestamp(&now)
-		zero := int64(0)
-		next.SetDeletionGracePeriodSeconds(&zero)
+		if res.Resource != "namespaces" { // a namespace has no grace period (golden 101)
+			zero := int64(0)
+			next.SetDeletionGracePeriodSeconds(&zero)
+		}
 		markTerminating(next)
 		return next, nil
 	})
@@ -853,9 +865,12 @@ func (h *handler) deleteCollection() {
 		h.fail(h.storageStatus(err, ""))
 		return
 	}
+	// The response lists what was deleted as it was listed (golden 83), and
+	// objects kept for their finalizers in their new state, at the list's
+	// resourceVersion.
 	items := make([]storage.Object, 0, len(result.Items))
 	for _, it := range result.Items {
-		out, _, err := h.s.deleteObject(ctx, h.res, h.key(it.GetNamespace(), it.GetName()), &opts)
+		out, deleted, err := h.s.deleteObject(ctx, h.res, h.key(it.GetNamespace(), it.GetName()), &opts)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
@@ -863,9 +878,12 @@ func (h *handler) deleteCollection() {
 			h.fail(h.storageStatus(err, it.GetName()))
 			return
 		}
+		if deleted {
+			out = it
+		}
 		items = append(items, out)
 	}
-	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(h.s.store.Revision(), 10)}
+	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10)}
 	h.s.writeList(h.w, mt, h.res, &meta, items)
 }
 

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"net/netip"
 	"strconv"
 
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
@@ -9,52 +10,115 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
 
+// Options configure the server-side behaviour of the built-in resources.
+// The zero value is usable.
+type Options struct {
+	// ServiceCIDR is the IPv4 range services' cluster IPs are allocated from
+	// (default DefaultServiceCIDR, 10.96.0.0/12). The network and broadcast
+	// addresses are never handed out.
+	ServiceCIDR netip.Prefix
+	// NameSuffix draws the random part of generated names, such as a pod's
+	// kube-api-access-<suffix> token volume (default 5 random characters of
+	// Kubernetes' alphabet). A server passes its own for reproducible names.
+	NameSuffix func() string
+}
+
 // Builtin returns a registry holding the built-in resources: core/v1
 // namespaces, configmaps, secrets, serviceaccounts, pods, services, nodes and
-// events; apps/v1 deployments; coordination.k8s.io/v1 leases.
+// events; apps/v1 deployments; coordination.k8s.io/v1 leases. It is
+// BuiltinWith(Options{}).
 func Builtin() *Registry {
-	g := New()
-	for _, r := range builtins() {
-		if err := g.Add(r); err != nil {
-			panic(err) // the table below is static; a failure is a programming error
-		}
+	g, err := BuiltinWith(Options{})
+	if err != nil {
+		panic(err) // the defaults are valid; a failure is a programming error
 	}
 	return g
 }
 
-func builtins() []*Resource {
+// BuiltinWith returns the built-in resources configured by opts. Each call
+// has its own state (the service IP allocator): two registries hand out the
+// same addresses.
+func BuiltinWith(opts Options) (*Registry, error) {
+	if !opts.ServiceCIDR.IsValid() {
+		opts.ServiceCIDR = DefaultServiceCIDR
+	}
+	if opts.NameSuffix == nil {
+		opts.NameSuffix = randomSuffix
+	}
+	ips, err := newIPAllocator(opts.ServiceCIDR)
+	if err != nil {
+		return nil, err
+	}
+	g := New()
+	for _, r := range builtins(opts, services{ips}) {
+		if err := g.Add(r); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+func builtins(opts Options, svc services) []*Resource {
+	pods := Typed[corev1.Pod](&Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
+		Categories: []string{"all"}, StatusSubresource: true, SelectableFields: podFields, Validate: validatePod,
+		Default: defaultPod,
+		PrepareForCreate: func(o Object) {
+			defaultPod(o)
+			admitPodCreate(o.(*corev1.Pod), opts.NameSuffix)
+			preparePod(o)
+		},
+		PrepareForUpdate: func(o, old Object) {
+			defaultPod(o)
+			admitPodUpdate(o.(*corev1.Pod), old.(*corev1.Pod))
+		}})
+	pods.Admit = func(o, old Object) *metav1.Status {
+		if old != nil {
+			return nil
+		}
+		return forbidden(pods, o, checkPodCreate(o.(*corev1.Pod)))
+	}
 	return []*Resource{
 		Typed[corev1.ConfigMap](&Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}),
 		Typed[corev1.Event](&Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
 			SelectableFields: eventFields}),
 		Typed[corev1.Namespace](&Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace", ShortNames: []string{"ns"},
 			StatusSubresource: true, ValidateName: ValidateDNS1123Label, PrepareForCreate: prepareNamespace,
+			Default: defaultNamespace, PrepareForUpdate: func(o, _ Object) { defaultNamespace(o) },
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}}),
 		Typed[corev1.Node](&Resource{Version: "v1", Resource: "nodes", Kind: "Node", ShortNames: []string{"no"}, StatusSubresource: true,
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
-			}}),
-		Typed[corev1.Pod](&Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
-			Categories: []string{"all"}, StatusSubresource: true, SelectableFields: podFields, Validate: validatePod,
-			PrepareForCreate: preparePod}),
+			},
+			Default: defaultNode,
+			PrepareForCreate: func(o Object) {
+				defaultNode(o)
+				admitNodeCreate(o.(*corev1.Node))
+			},
+			PrepareForUpdate: func(o, _ Object) { defaultNode(o) }}),
+		pods,
 		Typed[corev1.Secret](&Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"type": string(o.(*corev1.Secret).Type)}
 			},
-			PrepareForCreate: func(o Object) {
-				if s := o.(*corev1.Secret); s.Type == "" {
-					s.Type = corev1.SecretTypeOpaque
-				}
-			}}),
+			Default:          defaultSecret,
+			PrepareForCreate: defaultSecret,
+			PrepareForUpdate: func(o, _ Object) { defaultSecret(o) }}),
 		Typed[corev1.ServiceAccount](&Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
 			ShortNames: []string{"sa"}}),
 		Typed[corev1.Service](&Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"},
-			Categories: []string{"all"}, StatusSubresource: true, ValidateName: ValidateDNS1035Label, PrepareForCreate: ResetStatus}),
+			Categories: []string{"all"}, StatusSubresource: true, ValidateName: ValidateDNS1035Label,
+			Default: defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
+			Validate: svc.validate, Release: svc.release}),
 		Typed[appsv1.Deployment](&Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
-			Validate: validateDeployment, PrepareForCreate: ResetStatus}),
+			Validate: validateDeployment, Default: defaultDeployment,
+			PrepareForCreate: func(o Object) {
+				defaultDeployment(o)
+				ResetStatus(o)
+			},
+			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
 		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}),
 	}
 }

@@ -61,8 +61,39 @@ type Resource struct {
 	ValidateName func(name string) []string
 	// Validate checks a new or updated object; old is nil on create.
 	Validate func(obj, old Object) metav1.FieldErrors
-	// PrepareForCreate resets what a client may not set on create (e.g. status).
+	// Default fills in the defaults kube-apiserver applies when it decodes a
+	// request body (the SetDefaults_* functions of k8s.io/kubernetes, and
+	// what its v1 conversion does, such as folding a Secret's stringData into
+	// data). It is idempotent. A server calls it on every object it decodes
+	// from a client: create, update, /status update, patch result.
+	Default func(obj Object)
+	// PrepareForCreate resets what a client may not set on create (e.g.
+	// status) and applies the mutations of kube-apiserver's default admission
+	// plugins and allocators (a pod's service account token volume, a
+	// service's cluster IP). The built-in kinds apply Default first, so a
+	// created object is defaulted even where the server does not call
+	// Default itself.
 	PrepareForCreate func(obj Object)
+	// PrepareForUpdate is PrepareForCreate for an update of the main resource
+	// (not /status): obj is the next state, already carrying the stored
+	// status and system metadata, old the stored object. It keeps what the
+	// server assigned at creation when the client leaves it out (a service's
+	// cluster IP, a pod's priority) and applies update-time admission
+	// mutations. The built-in kinds apply Default first.
+	PrepareForUpdate func(obj, old Object)
+	// Admit runs the checks of kube-apiserver's default admission plugins
+	// that refuse a request, on a create (old nil) or an update of the main
+	// resource, after PrepareForCreate or PrepareForUpdate and before
+	// Validate. A non-nil Status is the response (the plugins answer 403
+	// Forbidden).
+	Admit func(obj, old Object) *metav1.Status
+	// Release frees what PrepareForCreate or PrepareForUpdate reserved for
+	// obj (a service's cluster IPs), once obj has been removed from storage
+	// or when an object that went through PrepareForCreate will not be
+	// stored (dry run, refused, storage error). Reservations belong to the
+	// object's UID, so Release never frees another object's and may be
+	// called more than once.
+	Release func(obj Object)
 	// WithTypeMeta returns a shallow copy of obj with kind and apiVersion set,
 	// for responses that carry them (stored objects do not).
 	WithTypeMeta func(obj Object) Object

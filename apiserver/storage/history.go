@@ -66,9 +66,10 @@ func (m *Memory) appendEventLocked(rev uint64, ev logEvent) {
 	v.chunks[ci-v.first][rev&chunkMask] = ev
 }
 
-// Compact drops history up to and including rev (clamped to the current
-// revision): afterwards Exact reads at rev or below fail with ErrExpired, and
-// so do watches starting below rev. It is a no-op if rev is not above
+// Compact drops the history before rev (clamped to the current revision),
+// keeping the state at rev, as etcd's compaction does: afterwards Exact
+// reads, continue tokens and watches from a revision below rev fail with
+// ErrExpired; at rev they work. It is a no-op if rev is not above
 // CompactedRevision. The background compactor calls the same logic for
 // events older than HistoryWindow; tests call Compact directly.
 func (m *Memory) Compact(rev uint64) {
@@ -80,8 +81,8 @@ func (m *Memory) Compact(rev uint64) {
 	m.compactLocked(min(rev, m.rev.Load()))
 }
 
-// compactLocked drops the events up to c and the key versions only they could
-// show. m.mu must be held for writing and c must not exceed the revision
+// compactLocked drops the events up to c and the key versions no read at c or
+// later can see. m.mu must be held for writing and c must not exceed the revision
 // being written.
 func (m *Memory) compactLocked(c uint64) {
 	if c <= m.compacted {

@@ -77,7 +77,7 @@ func (e *entry) atVersion(rev uint64) (version, bool) {
 	return version{}, false
 }
 
-// compact drops the versions no read above revision c can see: everything
+// compact drops the versions no read at or above revision c can see: everything
 // older than the newest version at or below c, and that one too if it is a
 // tombstone. It reports whether the entry is now empty.
 func (e *entry) compact(c uint64) (empty bool) {

@@ -10,6 +10,42 @@
 // and keeps them; callers must not modify them afterwards. Objects the store
 // returns are shared with other readers and must be treated as read-only (copy
 // before modifying).
+//
+// # Revisions and history
+//
+// Every write (Create, an update, Delete) takes the next revision of one
+// global counter, so revisions have no gaps, and stamps it on the object as
+// its resourceVersion. A store keeps the events of a history window and, for
+// every key, the versions a read inside that window can see. Compacting to
+// revision C drops the events up to C but keeps the state at C, as etcd does:
+// Exact reads, continue tokens and watches need a revision at or above C and
+// fail with ErrExpired below it.
+//
+// # Paged lists
+//
+// Every page of a list is read at the revision of its first page, so the pages
+// together are the list at that revision. Continue tokens are opaque; Memory
+// authenticates them, so a token altered, issued by another store or for
+// another prefix is ErrInvalidContinue. When the first page's revision has
+// been compacted, the ErrExpired error carries a token that continues at the
+// latest revision, as kube-apiserver's 410 does.
+//
+// # Watches
+//
+// A watch delivers every event after its starting revision under its prefix
+// exactly once and in revision order, however writes race with its start.
+// Writers never wait for watchers: a watcher that falls more than its buffer
+// behind ends with a Failed event wrapping ErrTooSlow, and one whose unread
+// events were compacted with ErrExpired; the client then watches again from
+// the last revision it saw (or lists again on ErrExpired).
+//
+// # Errors
+//
+// The store's failures are *Error values matched with errors.Is against the
+// sentinels (ErrNotFound, ErrConflict, …). Their Message is worded as
+// kube-apiserver words the same failure where one exists (precondition
+// conflicts, "Too large resource version: R, current: C", "continue key is not
+// valid: …"), so the server can put it in a Status as is.
 package storage
 
 import (
@@ -134,8 +170,9 @@ type WatchOptions struct {
 	// one Bookmark event marked InitialEventsEnd, then the changes that follow.
 	SendInitialEvents bool
 	// Predicate filters objects. A modification that makes an object stop
-	// matching is delivered as Deleted (of the new state); one that makes it
-	// start matching as Added.
+	// matching is delivered as Deleted of its previous state stamped with the
+	// event's revision (as kube-apiserver does; PrevObject is that state as
+	// stored); one that makes it start matching as Added.
 	Predicate func(Object) bool
 	// BookmarkInterval, if positive, asks for a Bookmark event about that often
 	// while the watch is idle, carrying the revision up to which the watcher
@@ -225,6 +262,8 @@ type Error struct {
 	Err      error
 }
 
+// Error returns the Message (or the Code's description), prefixed with the
+// Key and followed by the wrapped error when they are set.
 func (e *Error) Error() string {
 	msg := e.Message
 	if msg == "" {
@@ -246,4 +285,5 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
+// Unwrap returns the wrapped error, if any.
 func (e *Error) Unwrap() error { return e.Err }

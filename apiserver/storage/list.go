@@ -57,7 +57,7 @@ func (m *Memory) List(ctx context.Context, prefix string, opts ListOptions) (*Li
 	}
 	if !exact {
 		rev = m.rev.Load()
-	} else if rev <= m.compacted {
+	} else if rev < m.compacted {
 		compacted := m.compacted
 		m.mu.RUnlock()
 		e := expiredError(rev, compacted)
@@ -75,11 +75,16 @@ func (m *Memory) List(ctx context.Context, prefix string, opts ListOptions) (*Li
 // listLocked scans the index from start under prefix at rev. m.mu must be
 // held for reading.
 func (m *Memory) listLocked(prefix, start string, rev uint64, limit int, pred func(Object) bool, knownCount *int64) *ListResult {
-	hint := m.index.Len()
-	if limit > 0 {
-		hint = min(hint, limit)
-	} else if prefix != "" {
-		hint = min(hint, 64)
+	var hint int
+	switch {
+	case limit > 0:
+		hint = min(m.index.Len(), limit)
+	case pred == nil:
+		// Counting first costs less than growing the slice (and the garbage
+		// growing leaves).
+		hint = int(m.countLocked(prefix, start, rev, -1))
+	default:
+		hint = 64
 	}
 	items := make([]Object, 0, hint)
 	var lastKey string

@@ -106,11 +106,18 @@ type Memory struct {
 	log          atomic.Pointer[logView]
 	gen          atomic.Pointer[chan struct{}] // closed (and replaced) after the revision advances
 
+	// Watchers of one prefix share a group the notifier wakes only when a
+	// write under that prefix happens (see notify.go).
+	groupsMu sync.Mutex
+	groups   map[string]*watchGroup
+	groupIdx atomic.Pointer[groupIndex]
+
 	kick    chan struct{} // writers → notifier, capacity 1, coalescing
 	done    chan struct{} // closed by Close
 	wg      sync.WaitGroup
 	macKey  [32]byte
 	closeMu sync.Mutex
+	copiers sync.Map // reflect.Type → func(Object) Object, nil if the type cannot be copied
 }
 
 var _ Interface = (*Memory)(nil)
@@ -147,7 +154,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		m.now = time.Now
 	}
 	if m.copy == nil {
-		m.copy = defaultCopy
+		m.copy = m.defaultCopy
 	}
 	if _, err := rand.Read(m.macKey[:]); err != nil {
 		panic(fmt.Sprintf("storage: reading random key: %v", err))
@@ -155,6 +162,8 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	m.log.Store(&logView{chunks: []*logChunk{new(logChunk)}})
 	g := make(chan struct{})
 	m.gen.Store(&g)
+	m.groups = make(map[string]*watchGroup)
+	m.groupIdx.Store(&groupIndex{})
 
 	m.wg.Add(1)
 	go m.notifyLoop()
@@ -168,9 +177,10 @@ func NewMemory(cfg MemoryConfig) *Memory {
 // Revision returns the current revision (0 if nothing was ever written).
 func (m *Memory) Revision() uint64 { return m.rev.Load() }
 
-// CompactedRevision returns the highest revision whose event has been dropped
-// from history (0 if none): Exact reads need a revision above it, and watches
-// a starting revision at or above it.
+// CompactedRevision returns the revision history was compacted to (0 if
+// never): the events up to it are dropped, the state at it is kept (as etcd
+// keeps its compaction revision readable). Exact reads, continue tokens and
+// watches need a revision at or above it.
 func (m *Memory) CompactedRevision() uint64 { return m.compactedRev.Load() }
 
 // Close stops the background goroutines and ends every watch (their channels
@@ -229,8 +239,8 @@ func (m *Memory) Create(ctx context.Context, key string, obj Object) (Object, er
 
 // Get returns the object under key at the revision opts selects. It fails with
 // ErrNotFound if there is none at that revision, ErrExpired if an Exact
-// revision was compacted, and ErrTooLargeResourceVersion if a future revision
-// did not arrive within TooLargeWait.
+// revision is below CompactedRevision, and ErrTooLargeResourceVersion if a
+// future revision did not arrive within TooLargeWait.
 func (m *Memory) Get(ctx context.Context, key string, opts ReadOptions) (Object, error) {
 	rev, exact, err := m.resolveRead(ctx, opts)
 	if err != nil {
@@ -239,7 +249,7 @@ func (m *Memory) Get(ctx context.Context, key string, opts ReadOptions) (Object,
 	m.mu.RLock()
 	if !exact {
 		rev = m.rev.Load()
-	} else if rev <= m.compacted {
+	} else if rev < m.compacted {
 		c := m.compacted
 		m.mu.RUnlock()
 		return nil, expiredError(rev, c)
@@ -392,32 +402,6 @@ func (m *Memory) commitLocked(key string, e *entry, obj, prev Object, deleted bo
 	m.rev.Store(rev)
 }
 
-// notify wakes watchers and waiters after a write, without blocking: the
-// notifier goroutine does the broadcast, and concurrent kicks coalesce.
-func (m *Memory) notify() {
-	select {
-	case m.kick <- struct{}{}:
-	default:
-	}
-}
-
-// notifyLoop broadcasts revision changes: it closes the current generation
-// channel, which every idle watcher and waiting reader selects on, and
-// installs a fresh one. Writers only kick it, so their cost does not grow
-// with the number of watchers.
-func (m *Memory) notifyLoop() {
-	defer m.wg.Done()
-	for {
-		select {
-		case <-m.kick:
-		case <-m.done:
-			return
-		}
-		ch := make(chan struct{})
-		close(*m.gen.Swap(&ch))
-	}
-}
-
 // waitForRevision blocks until the store reaches rev, for at most
 // TooLargeWait; it fails with ErrTooLargeResourceVersion (carrying the current
 // revision) after that.
@@ -470,9 +454,6 @@ func (m *Memory) resolveRead(ctx context.Context, opts ReadOptions) (uint64, boo
 	case NotOlderThan:
 		return 0, false, m.waitForRevision(ctx, opts.ResourceVersion)
 	case Exact:
-		if opts.ResourceVersion == 0 {
-			return 0, false, expiredError(0, m.compactedRev.Load())
-		}
 		return opts.ResourceVersion, true, m.waitForRevision(ctx, opts.ResourceVersion)
 	default:
 		return 0, false, &Error{Code: CodeInvalidObject, Message: fmt.Sprintf("unknown ReadMatch %d", opts.Match)}
@@ -481,7 +462,7 @@ func (m *Memory) resolveRead(ctx context.Context, opts ReadOptions) (uint64, boo
 
 func expiredError(rev, compacted uint64) *Error {
 	return &Error{Code: CodeExpired, ResourceVersion: rev,
-		Message: fmt.Sprintf("resource version %d is too old (compacted up to %d)", rev, compacted)}
+		Message: fmt.Sprintf("resource version %d is too old (history starts at %d)", rev, compacted)}
 }
 
 // checkPreconditions reports ErrConflict if pre does not hold on cur (nil
@@ -522,20 +503,17 @@ func isNilObject(obj Object) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-// copiers caches, per dynamic type, how defaultCopy copies it.
-var copiers sync.Map // reflect.Type → func(Object) Object (nil func: not copyable)
-
 // defaultCopy copies obj with its DeepCopyObject method or, failing that, its
-// DeepCopy method (found by reflection once per type). It returns nil when
-// obj has neither.
-func defaultCopy(obj Object) Object {
+// DeepCopy method (found by reflection once per type and store). It returns
+// nil when obj has neither.
+func (m *Memory) defaultCopy(obj Object) Object {
 	if c, ok := obj.(ObjectCopier); ok {
 		return c.DeepCopyObject()
 	}
 	t := reflect.TypeOf(obj)
-	f, ok := copiers.Load(t)
+	f, ok := m.copiers.Load(t)
 	if !ok {
-		f, _ = copiers.LoadOrStore(t, deepCopyMethod(t))
+		f, _ = m.copiers.LoadOrStore(t, deepCopyMethod(t))
 	}
 	if fn := f.(func(Object) Object); fn != nil {
 		return fn(obj)

@@ -303,7 +303,7 @@ func TestExactReadsAndCompaction(t *testing.T) {
 	if m.CompactedRevision() != 6 {
 		t.Fatalf("compacted = %d", m.CompactedRevision())
 	}
-	for _, r := range []uint64{0, 1, 5, 6} {
+	for _, r := range []uint64{0, 1, 5} {
 		_, err := m.Get(ctx, key("ns", "0"), ReadOptions{Match: Exact, ResourceVersion: r})
 		wantCode(t, err, CodeExpired)
 		_, err = m.List(ctx, "/core/configmaps/", ListOptions{ReadOptions: ReadOptions{Match: Exact, ResourceVersion: r}})
@@ -311,8 +311,13 @@ func TestExactReadsAndCompaction(t *testing.T) {
 			t.Fatalf("expired rv = %d", se.ResourceVersion)
 		}
 	}
+	// The compaction revision itself stays readable, as etcd keeps it.
+	res, err := m.List(ctx, "/core/configmaps/", ListOptions{ReadOptions: ReadOptions{Match: Exact, ResourceVersion: 6}})
+	if err != nil || strings.Join(names(res.Items), ",") != "ns/0,ns/1,ns/2,ns/3,ns/4" || res.Revision != 6 {
+		t.Fatalf("list at 6: %v %v", res, err)
+	}
 	// Revision 7 still sees the state kept from before the compaction.
-	res, err := m.List(ctx, "/core/configmaps/", ListOptions{ReadOptions: ReadOptions{Match: Exact, ResourceVersion: 7}})
+	res, err = m.List(ctx, "/core/configmaps/", ListOptions{ReadOptions: ReadOptions{Match: Exact, ResourceVersion: 7}})
 	if err != nil || strings.Join(names(res.Items), ",") != "ns/0,ns/2,ns/3,ns/4" || res.Revision != 7 {
 		t.Fatalf("list at 7: %v %v", res, err)
 	}
@@ -344,11 +349,11 @@ func TestCompactionByCount(t *testing.T) {
 	if m.CompactedRevision() != 15 {
 		t.Fatalf("compacted = %d, want 15", m.CompactedRevision())
 	}
-	_, err := m.Get(ctx, key("ns", "00"), ReadOptions{Match: Exact, ResourceVersion: 15})
+	_, err := m.Get(ctx, key("ns", "00"), ReadOptions{Match: Exact, ResourceVersion: 14})
 	wantCode(t, err, CodeExpired)
-	res, err := m.List(ctx, "/core/configmaps/ns/", ListOptions{ReadOptions: ReadOptions{Match: Exact, ResourceVersion: 16}})
-	if err != nil || len(res.Items) != 16 {
-		t.Fatalf("list at 16: %d items, %v", len(res.Items), err)
+	res, err := m.List(ctx, "/core/configmaps/ns/", ListOptions{ReadOptions: ReadOptions{Match: Exact, ResourceVersion: 15}})
+	if err != nil || len(res.Items) != 15 {
+		t.Fatalf("list at 15: %d items, %v", len(res.Items), err)
 	}
 	if _, err := m.Watch(ctx, "/", WatchOptions{ResourceVersion: 14}); !errors.Is(err, ErrExpired) {
 		t.Fatalf("watch from 14: %v", err)
@@ -375,6 +380,34 @@ func TestCompactionByCount(t *testing.T) {
 	}
 }
 
+// TestCompactedAtCurrentRevision: once history is compacted up to the current
+// revision (what an idle store's compactor does), lists at that revision
+// still page, Exact reads at it work and a watch can start from it.
+func TestCompactedAtCurrentRevision(t *testing.T) {
+	ctx := context.Background()
+	m := newStore(t, MemoryConfig{})
+	for i := range 5 {
+		mustCreate(t, m, "ns", fmt.Sprint(i), nil)
+	}
+	m.Compact(m.Revision())
+	items, rev := listAll(t, m, "/core/configmaps/ns/", 2, nil)
+	if len(items) != 5 || rev != 5 {
+		t.Fatalf("paged list: %d items at %d", len(items), rev)
+	}
+	if _, err := m.Get(ctx, key("ns", "0"), ReadOptions{Match: Exact, ResourceVersion: 5}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.Watch(ctx, "/", WatchOptions{ResourceVersion: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	mustCreate(t, m, "ns", "new", nil)
+	if e := mustNext(t, w); e.Type != Added || e.Revision != 6 {
+		t.Fatalf("event = %+v", e)
+	}
+}
+
 func TestCompactionByTime(t *testing.T) {
 	ctx := context.Background()
 	clock := newFakeClock()
@@ -390,9 +423,9 @@ func TestCompactionByTime(t *testing.T) {
 	if !m.compactExpired() || m.CompactedRevision() != 2 {
 		t.Fatalf("compacted = %d, want 2", m.CompactedRevision())
 	}
-	_, err := m.Get(ctx, key("ns", "a"), ReadOptions{Match: Exact, ResourceVersion: 2})
+	_, err := m.Get(ctx, key("ns", "a"), ReadOptions{Match: Exact, ResourceVersion: 1})
 	wantCode(t, err, CodeExpired)
-	if _, err := m.Get(ctx, key("ns", "b"), ReadOptions{Match: Exact, ResourceVersion: 3}); err != nil {
+	if _, err := m.Get(ctx, key("ns", "b"), ReadOptions{Match: Exact, ResourceVersion: 2}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Hour)

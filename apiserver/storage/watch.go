@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,9 +30,14 @@ const maxChanBuffer = 64
 // revision above the current one, Watch first waits (up to TooLargeWait) for
 // the store to reach it, as the initial state must be read at it.
 //
+// With a BookmarkInterval, a watcher that delivered nothing for an interval
+// sends a Bookmark at the revision it has read the log up to (all the events
+// before it are already in the channel).
+//
 // The Predicate runs on the watcher's goroutine and must be safe for
-// concurrent use. Stop waits for the goroutine to exit; do not call it from
-// the Predicate.
+// concurrent use, and so must MemoryConfig.Copy, which builds the Deleted
+// event of an object that stops matching. Stop waits for the goroutine to
+// exit; do not call it from the Predicate.
 func (m *Memory) Watch(ctx context.Context, prefix string, opts WatchOptions) (Watcher, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -78,6 +84,7 @@ func (m *Memory) Watch(ctx context.Context, prefix string, opts WatchOptions) (W
 	m.wg.Add(1)
 	m.mu.RUnlock()
 	w.pos = start + 1
+	w.group = m.joinGroup(prefix)
 	go w.run()
 	return w, nil
 }
@@ -115,6 +122,7 @@ type memWatcher struct {
 	sendInitial bool
 	initial     []version
 
+	group *watchGroup
 	pos   uint64 // the next revision to read from the log
 	queue eventQueue
 }
@@ -133,6 +141,7 @@ func (w *memWatcher) run() {
 	defer w.m.wg.Done()
 	defer close(w.exited)
 	defer close(w.out)
+	defer w.m.leaveGroup(w.group)
 
 	if w.sendInitial {
 		for _, v := range w.initial {
@@ -160,7 +169,7 @@ func (w *memWatcher) run() {
 	for {
 		// Load the wake-up channel before reading the revision, so a write
 		// published after the scan closes it (or a later one).
-		g := *w.m.gen.Load()
+		g := *w.group.gen.Load()
 		if err := w.scan(); err != nil {
 			w.fail(err)
 			return
@@ -265,9 +274,22 @@ func (w *memWatcher) convert(rev uint64, ev *logEvent) (Event, bool) {
 	case now:
 		return Event{Type: Added, Object: ev.obj, Revision: rev}, true
 	case before:
-		return Event{Type: Deleted, Object: ev.obj, PrevObject: ev.prev, Revision: rev}, true
+		return Event{Type: Deleted, Object: w.lastMatching(ev, rev), PrevObject: ev.prev, Revision: rev}, true
 	}
 	return Event{}, false
+}
+
+// lastMatching returns the object a Deleted event for an object that stopped
+// matching carries: its previous state stamped with the event's revision, as
+// kube-apiserver sends it. Without a way to copy the object (see
+// MemoryConfig.Copy) it is the new state.
+func (w *memWatcher) lastMatching(ev *logEvent, rev uint64) Object {
+	c := w.m.copy(ev.prev)
+	if c == nil || isNilObject(c) || sameObject(c, ev.prev) {
+		return ev.obj
+	}
+	c.SetResourceVersion(strconv.FormatUint(rev, 10))
+	return c
 }
 
 // send delivers e, blocking until the consumer takes it or the watch ends.

@@ -167,11 +167,20 @@ func TestWatchPredicateTransitions(t *testing.T) {
 			continue
 		}
 		e := mustNext(t, w)
-		if e.Type != s.want || e.Object != obj || e.Revision != m.Revision() {
-			t.Fatalf("%s: got %+v, want %s of the new state", s.name, summarize(e), s.want)
+		if e.Type != s.want || e.Revision != m.Revision() || rv(e.Object) != rvOf(e.Revision) {
+			t.Fatalf("%s: got %+v, want %s", s.name, summarize(e), s.want)
 		}
-		if s.name == "stop matching" && (e.PrevObject == nil || e.PrevObject.GetLabels()["app"] != "web") {
-			t.Fatalf("%s: PrevObject = %v", s.name, e.PrevObject)
+		if s.name == "stop matching" {
+			// The previous (matching) state, stamped with the event's revision.
+			if e.Object == obj || e.Object.GetLabels()["app"] != "web" || e.PrevObject == nil ||
+				e.PrevObject.GetLabels()["app"] != "web" || rv(e.PrevObject) == rv(e.Object) {
+				t.Fatalf("%s: Object %v, PrevObject %v", s.name, e.Object, e.PrevObject)
+			}
+			if rv(obj) != rvOf(e.Revision) || obj.GetLabels()["app"] != "db" {
+				t.Fatal("the stored object was modified")
+			}
+		} else if e.Object != obj {
+			t.Fatalf("%s: not the stored object", s.name)
 		}
 	}
 	expectOnlyMarker(t, m, w, "ns", "marker")
