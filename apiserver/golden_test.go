@@ -3,7 +3,6 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -106,7 +105,7 @@ func TestGoldenReplay(t *testing.T) {
 				t.Errorf("%s: response is not JSON: %s", x.Name, rec.Body)
 				continue
 			}
-			if path, ok := coversObject(normalizeObject(want), normalizeObject(got), ""); !ok {
+			if path, ok := golden.Covers(normalizeObject(want), normalizeObject(got)); !ok {
 				t.Errorf("%s: body differs at %s\n got  %s\n want %s", x.Name, path, rec.Body, x.ResponseBody)
 			}
 			continue
@@ -151,8 +150,7 @@ func normalizeObject(v any) any {
 				out[k] = "set"
 				continue
 			case "clusterIP", "clusterIPs":
-				// Allocated from each server's own service CIDR.
-				out[k] = clusterIPs.ReplaceAllString(fmt.Sprint(x), "<ip>")
+				out[k] = maskClusterIP(x)
 				continue
 			}
 			out[k] = normalizeObject(x)
@@ -175,73 +173,26 @@ func normalizeObject(v any) any {
 }
 
 var (
-	clusterIPs           = regexp.MustCompile(`\b[0-9]+(\.[0-9]+){3}\b`)
+	ipAddress            = regexp.MustCompile(`^([0-9]{1,3}\.){3}[0-9]{1,3}$|^[0-9a-fA-F]*:[0-9a-fA-F:.]*$`)
 	serviceAccountVolume = regexp.MustCompile(`^kube-api-access-[a-z0-9]{5}$`)
 )
 
-// coversObject reports where got lacks or changes a value of want. got may
-// have extra fields only if they are zero values.
-func coversObject(want, got any, path string) (string, bool) {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return path, false
-		}
-		for k, wv := range w {
-			gv, present := g[k]
-			if wv == nil && (!present || gv == nil) {
-				continue
-			}
-			if !present {
-				return path + "." + k + " (missing)", false
-			}
-			if p, ok := coversObject(wv, gv, path+"."+k); !ok {
-				return p, false
-			}
-		}
-		for k, gv := range g {
-			if _, ok := w[k]; !ok && !isZero(gv) {
-				return path + "." + k + " (extra)", false
-			}
-		}
-		return "", true
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return path + " (length)", false
-		}
-		for i := range w {
-			if p, ok := coversObject(w[i], g[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
-				return p, false
-			}
-		}
-		return "", true
-	}
-	return path, jsonEqual(want, got, nil)
-}
-
-func isZero(v any) bool {
+// maskClusterIP replaces the addresses of a clusterIP or clusterIPs value
+// ("None" stays): each server allocates from its own service CIDR.
+func maskClusterIP(v any) any {
 	switch v := v.(type) {
-	case nil:
-		return true
 	case string:
-		return v == ""
-	case float64:
-		return v == 0
-	case bool:
-		return !v
-	case []any:
-		return len(v) == 0
-	case map[string]any:
-		for _, x := range v {
-			if !isZero(x) {
-				return false
-			}
+		if ipAddress.MatchString(v) {
+			return "<ip>"
 		}
-		return true
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = maskClusterIP(x)
+		}
+		return out
 	}
-	return false
+	return v
 }
 
 // Objects the capture's session created without capturing the request.

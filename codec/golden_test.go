@@ -3,7 +3,6 @@ package codec_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,72 +63,9 @@ func semanticJSONEqual(t *testing.T, want, got []byte) {
 	if err := json.Unmarshal(got, &g); err != nil {
 		t.Fatalf("got: %v", err)
 	}
-	if path, ok := covers(w, g, ""); !ok {
+	if path, ok := golden.Covers(w, g); !ok {
 		t.Errorf("JSON differs after a round trip at %s:\nwant %s\ngot  %s", path, want, got)
 	}
-}
-
-func covers(want, got any, path string) (string, bool) {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return path, false
-		}
-		for k, wv := range w {
-			gv, present := g[k]
-			if wv == nil && (!present || gv == nil) {
-				continue
-			}
-			if !present {
-				return path + "." + k + " (lost)", false
-			}
-			if p, ok := covers(wv, gv, path+"."+k); !ok {
-				return p, false
-			}
-		}
-		for k, gv := range g {
-			if _, ok := w[k]; !ok && !isZeroJSON(gv) {
-				return path + "." + k + " (added)", false
-			}
-		}
-		return "", true
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return path, false
-		}
-		for i := range w {
-			if p, ok := covers(w[i], g[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
-				return p, false
-			}
-		}
-		return "", true
-	}
-	return path, reflect.DeepEqual(want, got)
-}
-
-func isZeroJSON(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case float64:
-		return v == 0
-	case bool:
-		return !v
-	case []any:
-		return len(v) == 0
-	case map[string]any:
-		for _, x := range v {
-			if !isZeroJSON(x) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // roundTripJSON decodes body into its typed kind, re-encodes it and checks that
