@@ -3,17 +3,21 @@ module github.com/kapi-dev/kapi
 go 1.26.0
 
 require (
-	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
-	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
-	github.com/go-resty/resty/v2 v2.17.2 // indirect
-	github.com/google/btree v1.1.3 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
+	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
+	github.com/go-resty/resty/v2 v2.17.2
+	github.com/google/btree v1.1.3
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.24.0
+	golang.org/x/time v0.16.0
+	google.golang.org/protobuf v1.36.12
+	sigs.k8s.io/json v0.0.0-20260909141634-11ed52e25bc5
+	sigs.k8s.io/yaml v1.6.0
+)
+
+require (
+	github.com/kr/text v0.2.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/net v0.43.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
-	sigs.k8s.io/json v0.0.0-20260909141634-11ed52e25bc5 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )

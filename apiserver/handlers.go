@@ -366,6 +366,10 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
 		*k.GetObjectKind() = metav1.TypeMeta{}
 	}
+	// kube-apiserver applies defaults as it decodes a body.
+	if h.res.Default != nil {
+		h.res.Default(obj)
+	}
 	return obj, nil
 }
 
@@ -493,7 +497,18 @@ func (h *handler) create() {
 		h.fail(metav1.NewBadRequest("resourceVersion should not be set on objects to be created"))
 		return
 	}
+	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
 	h.prepareCreate(obj)
+	stored := false
+	defer func() {
+		if !stored && h.res.Release != nil {
+			h.res.Release(obj) // give back what prepareCreate reserved (a cluster IP)
+		}
+	}()
+	if st := h.admit(obj, nil); st != nil {
+		h.fail(st)
+		return
+	}
 	if st := h.validate(obj, nil); st != nil {
 		h.fail(st)
 		return
@@ -507,24 +522,33 @@ func (h *handler) create() {
 		h.s.writeObject(h.w, mt, http.StatusCreated, h.res, obj)
 		return
 	}
-	created, err := h.storeCreate(ctx, obj)
+	created, err := h.storeCreate(ctx, obj, generated)
 	if err != nil {
 		h.fail(h.storageStatus(err, obj.GetName()))
 		return
 	}
+	stored = true
 	h.s.writeObject(h.w, mt, http.StatusCreated, h.res, created)
 }
 
-// storeCreate stores a new object, drawing a new generated name if the first
-// one is taken.
-func (h *handler) storeCreate(ctx context.Context, obj registry.Object) (registry.Object, error) {
+// storeCreate stores a new object. A name the server generated is drawn again
+// if it is taken; a name the client chose is not.
+func (h *handler) storeCreate(ctx context.Context, obj registry.Object, generated bool) (registry.Object, error) {
 	for attempt := 0; ; attempt++ {
 		created, err := h.s.store.Create(ctx, h.key(obj.GetNamespace(), obj.GetName()), obj)
-		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || obj.GetGenerateName() == "" || attempt == 4 {
+		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || !generated || attempt == 4 {
 			return created, err
 		}
 		obj.SetName(obj.GetGenerateName() + h.s.cfg.NameSuffix())
 	}
+}
+
+// admit runs the resource's admission checks (nil when it has none).
+func (h *handler) admit(obj, old registry.Object) *metav1.Status {
+	if h.res.Admit == nil {
+		return nil
+	}
+	return h.res.Admit(obj, old)
 }
 
 // prepareCreate sets the system fields of a new object.
@@ -594,7 +618,12 @@ func (h *handler) writeUpdate(mt codec.MediaType, obj registry.Object, dryRun bo
 			next := h.res.Copy(obj)
 			next.SetResourceVersion("")
 			h.prepareCreate(next)
+			if st := h.admit(next, nil); st != nil {
+				h.release(next)
+				return nil, asError(st)
+			}
 			if st := h.validate(next, nil); st != nil {
+				h.release(next)
 				return nil, asError(st)
 			}
 			created = true
@@ -628,7 +657,7 @@ func (h *handler) writeUpdate(mt codec.MediaType, obj registry.Object, dryRun bo
 		h.fail(h.storageStatus(err, h.ri.Name))
 		return
 	}
-	out, err = h.s.finishDeletion(ctx, key, out)
+	out, err = h.s.finishDeletion(ctx, h.res, key, out)
 	if err != nil {
 		h.fail(h.storageStatus(err, h.ri.Name))
 		return
@@ -666,6 +695,14 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 	next.SetDeletionTimestamp(cur.GetDeletionTimestamp())
 	next.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
 	next.SetGeneration(cur.GetGeneration())
+	if h.ri.Sub == "" {
+		if h.res.PrepareForUpdate != nil {
+			h.res.PrepareForUpdate(next, cur)
+		}
+		if st := h.admit(next, cur); st != nil {
+			return nil, st
+		}
+	}
 	if h.res.Generation && !registry.SpecEqual(cur, next) {
 		next.SetGeneration(cur.GetGeneration() + 1)
 	}
@@ -685,6 +722,13 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 }
 
 // addedFinalizers lists the finalizers of next that old lacks.
+// release gives back what the resource reserved for obj (nil-safe).
+func (h *handler) release(obj registry.Object) {
+	if h.res.Release != nil {
+		h.res.Release(obj)
+	}
+}
+
 func addedFinalizers(old, next []string) []string {
 	have := map[string]bool{}
 	for _, f := range old {
@@ -701,12 +745,15 @@ func addedFinalizers(old, next []string) []string {
 
 // finishDeletion removes an object whose deletion was waiting on finalizers
 // once the last one is gone.
-func (s *Server) finishDeletion(ctx context.Context, key string, obj storage.Object) (storage.Object, error) {
+func (s *Server) finishDeletion(ctx context.Context, res *registry.Resource, key string, obj storage.Object) (storage.Object, error) {
 	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
 		return obj, nil
 	}
 	rv := obj.GetResourceVersion()
 	_, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)
+	if err == nil && res.Release != nil {
+		res.Release(obj)
+	}
 	if errors.Is(err, storage.ErrNotFound) {
 		err = nil
 	}
@@ -814,6 +861,9 @@ func (s *Server) deleteObject(ctx context.Context, res *registry.Resource, key s
 		})
 		if errors.Is(err, storage.ErrConflict) {
 			return s.deleteObject(ctx, res, key, opts) // finalizers appeared meanwhile
+		}
+		if err == nil && res.Release != nil {
+			res.Release(out)
 		}
 		return out, err == nil, err
 	}

@@ -98,8 +98,15 @@ type Server struct {
 
 // New builds a server from cfg.
 func New(cfg Config) (*Server, error) {
+	if cfg.NameSuffix == nil {
+		cfg.NameSuffix = randomSuffix
+	}
 	if cfg.Registry == nil {
-		cfg.Registry = registry.Builtin()
+		reg, err := registry.BuiltinWith(registry.Options{NameSuffix: cfg.NameSuffix})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Registry = reg
 	}
 	if cfg.HistoryWindow <= 0 {
 		cfg.HistoryWindow = 5 * time.Minute
@@ -118,9 +125,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.NewUID == nil {
 		cfg.NewUID = randomUID
-	}
-	if cfg.NameSuffix == nil {
-		cfg.NameSuffix = randomSuffix
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

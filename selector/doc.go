@@ -98,7 +98,7 @@
 // Field values are unescaped byte by byte, so bytes that are not valid
 // UTF-8 are kept rather than replaced by U+FFFD.
 //
-// Error messages quote the end of input as '' (as Kubernetes does), list the
+// Error messages quote the end of input as ” (as Kubernetes does), list the
 // operators as they are written ('>' and '<', not gt and lt), and state the
 // location; ParseError.Msg holds the message without the location.
 //

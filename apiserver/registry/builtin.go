@@ -14,8 +14,8 @@ import (
 // The zero value is usable.
 type Options struct {
 	// ServiceCIDR is the IPv4 range services' cluster IPs are allocated from
-	// (default DefaultServiceCIDR, 10.96.0.0/12). The network and broadcast
-	// addresses are never handed out.
+	// (default 10.96.0.0/12, kubeadm's). The network and broadcast addresses
+	// are never handed out.
 	ServiceCIDR netip.Prefix
 	// NameSuffix draws the random part of generated names, such as a pod's
 	// kube-api-access-<suffix> token volume (default 5 random characters of
@@ -40,7 +40,7 @@ func Builtin() *Registry {
 // same addresses.
 func BuiltinWith(opts Options) (*Registry, error) {
 	if !opts.ServiceCIDR.IsValid() {
-		opts.ServiceCIDR = DefaultServiceCIDR
+		opts.ServiceCIDR = defaultServiceCIDR
 	}
 	if opts.NameSuffix == nil {
 		opts.NameSuffix = randomSuffix
@@ -68,7 +68,7 @@ func builtins(opts Options, svc services) []*Resource {
 			preparePod(o)
 		},
 		PrepareForUpdate: func(o, old Object) {
-			defaultPod(o)
+			defaultPodSpecFields(o.(*corev1.Pod))
 			admitPodUpdate(o.(*corev1.Pod), old.(*corev1.Pod))
 		}})
 	pods.Admit = func(o, old Object) *metav1.Status {
@@ -96,7 +96,7 @@ func builtins(opts Options, svc services) []*Resource {
 				defaultNode(o)
 				admitNodeCreate(o.(*corev1.Node))
 			},
-			PrepareForUpdate: func(o, _ Object) { defaultNode(o) }}),
+			PrepareForUpdate: func(o, _ Object) { defaultNodeSpec(o.(*corev1.Node)) }}),
 		pods,
 		Typed[corev1.Secret](&Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
 			SelectableFields: func(o Object) map[string]string {

@@ -65,17 +65,27 @@ func defaultNamespace(o Object) {
 	ns.Labels[labelMetadataName] = ns.Name
 }
 
-// defaultNode syncs spec.podCIDR with spec.podCIDRs (podCIDR wins when they
-// disagree, as in the v1 conversion), defaults status.allocatable to the
-// capacity and rounds resource quantities up to milli-units.
+// defaultNode applies defaultNodeSpec and defaultNodeStatus.
 func defaultNode(o Object) {
 	n := o.(*corev1.Node)
+	defaultNodeSpec(n)
+	defaultNodeStatus(n)
+}
+
+// defaultNodeSpec syncs spec.podCIDR with spec.podCIDRs (podCIDR wins when
+// they disagree, as in the v1 conversion).
+func defaultNodeSpec(n *corev1.Node) {
 	if n.Spec.PodCIDR != "" && (len(n.Spec.PodCIDRs) == 0 || n.Spec.PodCIDRs[0] != n.Spec.PodCIDR) {
 		n.Spec.PodCIDRs = []string{n.Spec.PodCIDR}
 	}
 	if len(n.Spec.PodCIDRs) > 0 {
 		n.Spec.PodCIDR = n.Spec.PodCIDRs[0]
 	}
+}
+
+// defaultNodeStatus defaults status.allocatable to the capacity and rounds
+// resource quantities up to milli-units.
+func defaultNodeStatus(n *corev1.Node) {
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = make(corev1.ResourceList, len(n.Status.Capacity))
 		for k, v := range n.Status.Capacity {
@@ -86,11 +96,17 @@ func defaultNode(o Object) {
 	roundUpResources(n.Status.Allocatable)
 }
 
-// defaultPod applies the pod-only defaults (requests from limits, service
-// links, host-network ports), the pod spec defaults shared with templates,
-// and syncs status.podIP with status.podIPs.
+// defaultPod applies defaultPodSpecFields and defaultPodStatus.
 func defaultPod(o Object) {
 	p := o.(*corev1.Pod)
+	defaultPodSpecFields(p)
+	defaultPodStatus(p)
+}
+
+// defaultPodSpecFields applies the pod-only spec defaults (requests from
+// limits, service links, host-network ports) and the pod spec defaults
+// shared with templates.
+func defaultPodSpecFields(p *corev1.Pod) {
 	for i := range p.Spec.Containers {
 		defaultRequestsFromLimits(&p.Spec.Containers[i].Resources)
 	}
@@ -105,6 +121,12 @@ func defaultPod(o Object) {
 		defaultHostNetworkPorts(p.Spec.InitContainers)
 	}
 	defaultPodSpec(&p.Spec)
+}
+
+// defaultPodStatus syncs status.podIP with status.podIPs (podIP wins when
+// they disagree, as in the v1 conversion) and rounds the container statuses'
+// resource quantities up to milli-units.
+func defaultPodStatus(p *corev1.Pod) {
 	st := &p.Status
 	if st.PodIP != "" && (len(st.PodIPs) == 0 || st.PodIPs[0].IP != st.PodIP) {
 		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
@@ -399,6 +421,12 @@ func defaultVolume(v *corev1.Volume) {
 // families are the allocator's (service.go).
 func defaultService(o Object) {
 	s := o.(*corev1.Service)
+	defaultServiceSpec(s)
+	defaultServiceStatus(s)
+}
+
+// defaultServiceSpec applies the spec half of defaultService.
+func defaultServiceSpec(s *corev1.Service) {
 	spec := &s.Spec
 	if spec.SessionAffinity == "" {
 		spec.SessionAffinity = corev1.ServiceAffinityNone
@@ -434,14 +462,19 @@ func defaultService(o Object) {
 			spec.InternalTrafficPolicy = new(corev1.ServiceInternalTrafficPolicyCluster)
 		}
 	}
-	if spec.Type == corev1.ServiceTypeLoadBalancer {
-		if spec.AllocateLoadBalancerNodePorts == nil {
-			spec.AllocateLoadBalancerNodePorts = new(true)
-		}
-		for i := range s.Status.LoadBalancer.Ingress {
-			if in := &s.Status.LoadBalancer.Ingress[i]; in.IP != "" && in.IPMode == nil {
-				in.IPMode = new(corev1.LoadBalancerIPModeVIP)
-			}
+	if spec.Type == corev1.ServiceTypeLoadBalancer && spec.AllocateLoadBalancerNodePorts == nil {
+		spec.AllocateLoadBalancerNodePorts = new(true)
+	}
+}
+
+// defaultServiceStatus gives a load balancer's ingress IPs the VIP mode.
+func defaultServiceStatus(s *corev1.Service) {
+	if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		return
+	}
+	for i := range s.Status.LoadBalancer.Ingress {
+		if in := &s.Status.LoadBalancer.Ingress[i]; in.IP != "" && in.IPMode == nil {
+			in.IPMode = new(corev1.LoadBalancerIPModeVIP)
 		}
 	}
 }

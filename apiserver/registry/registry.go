@@ -7,8 +7,28 @@
 // # Built-in resources
 //
 // Builtin returns the resources of Kubernetes' core, apps and coordination
-// groups that kapi ships types for. A server can register more (custom
-// resources come through the same Resource description).
+// groups that kapi ships types for; BuiltinWith configures them. A server can
+// register more (custom resources come through the same Resource
+// description).
+//
+// # Defaulting and admission
+//
+// The built-in kinds fill in what kube-apiserver v1.32 fills in, so that a
+// created object reads back as it would from a real cluster: the defaults
+// kube-apiserver applies when it decodes an object (Resource.Default: a
+// pod's restartPolicy, a deployment's strategy, a secret's stringData folded
+// into data, …) and the mutations of its default admission plugins and
+// allocators (Resource.PrepareForCreate and PrepareForUpdate: a pod's
+// service account token volume, tolerations and priority, a node's
+// not-ready taint, a service's cluster IP and IP families). Where kapi
+// differs, it is because a registry cannot read other objects: a pod's
+// service account and priority class are assumed to exist, and node ports
+// are not allocated.
+//
+// Cluster IPs come from an allocator that each BuiltinWith call owns, in
+// memory: a server must call Resource.Release when a service is deleted or a
+// create does not store it, and over a persistent store an allocator starts
+// empty, unaware of the addresses stored services hold.
 //
 // # Concurrency
 //
@@ -24,6 +44,7 @@ import (
 	"sync"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/codec"
 )
 
 // Object is a stored API object.
@@ -79,7 +100,9 @@ type Resource struct {
 	// status and system metadata, old the stored object. It keeps what the
 	// server assigned at creation when the client leaves it out (a service's
 	// cluster IP, a pod's priority) and applies update-time admission
-	// mutations. The built-in kinds apply Default first.
+	// mutations. The built-in kinds apply the spec half of Default first.
+	// It never modifies old, not even through obj's status, which may share
+	// memory with it.
 	PrepareForUpdate func(obj, old Object)
 	// Admit runs the checks of kube-apiserver's default admission plugins
 	// that refuse a request, on a create (old nil) or an update of the main
@@ -265,9 +288,10 @@ func Typed[T any, PT interface {
 		*c.GetObjectKind() = metav1.TypeMeta{Kind: r.Kind, APIVersion: r.GroupVersion()}
 		return c
 	}
-	if _, ok := any(PT(new(T))).(interface{ Marshal() ([]byte, error) }); ok {
-		r.Protobuf = true
-	}
+	// Only a type that declares its own protobuf methods is served as
+	// protobuf; a custom resource struct inherits ObjectMeta's, which would
+	// encode the metadata alone.
+	r.Protobuf = codec.HasOwnProtobuf(reflect.TypeFor[T]())
 	return r
 }
 

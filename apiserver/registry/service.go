@@ -23,9 +23,9 @@ import (
 // nodePorts its client gives (kube-apiserver would draw them from
 // 30000-32767).
 
-// DefaultServiceCIDR is the range cluster IPs come from unless
+// defaultServiceCIDR is the range cluster IPs come from unless
 // Options.ServiceCIDR says otherwise (kubeadm's default).
-var DefaultServiceCIDR = netip.MustParsePrefix("10.96.0.0/12")
+var defaultServiceCIDR = netip.MustParsePrefix("10.96.0.0/12")
 
 // clusterIPNone marks a headless service.
 const clusterIPNone = "None"
@@ -35,7 +35,7 @@ const clusterIPNone = "None"
 var (
 	errIPAllocated = errors.New("provided IP is already allocated")
 	errRangeFull   = errors.New("range is full")
-	errNotHeld     = errors.New("not held")
+	errNotHeld     = errors.New("no address was allocated to the object")
 )
 
 // ipAllocator hands out the cluster IPs of one IPv4 range. Every reservation
@@ -174,6 +174,13 @@ func (a *ipAllocator) check(uid metav1.UID, addr netip.Addr) error {
 	return errNotHeld
 }
 
+// full reports whether every address is taken.
+func (a *ipAllocator) full() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return uint32(len(a.owner)) == a.size
+}
+
 // release frees every address uid holds.
 func (a *ipAllocator) release(uid metav1.UID) {
 	a.mu.Lock()
@@ -199,13 +206,13 @@ func (sv services) prepareForCreate(o Object) {
 	sv.allocate(s)
 }
 
-// prepareForUpdate defaults the next state of a service, keeps the allocated
-// values the client left out, syncs its IP fields, allocates a cluster IP
-// when it stops being an ExternalName service and drops what its new type
-// makes meaningless.
+// prepareForUpdate defaults the spec of the next state of a service, keeps
+// the allocated values the client left out, syncs its IP fields, allocates a
+// cluster IP when it stops being an ExternalName service and drops what its
+// new type makes meaningless.
 func (sv services) prepareForUpdate(o, oldObj Object) {
 	s, old := o.(*corev1.Service), oldObj.(*corev1.Service)
-	defaultService(s)
+	defaultServiceSpec(s) // the status is the stored one
 	patchAllocatedValues(s, old)
 	normalizeClusterIPs(s, old)
 	initIPFamilies(s, old)
@@ -267,8 +274,13 @@ func (sv services) validate(o, oldObj Object) metav1.FieldErrors {
 	}
 	ips := s.Spec.ClusterIPs
 	if len(ips) == 0 {
-		// Without PrepareForCreate (or with a full range) nothing was allocated.
-		return metav1.FieldErrors{metav1.FieldInternal("spec.clusterIPs", fmt.Errorf("failed to allocate a serviceIP: %w", errRangeFull))}
+		// PrepareForCreate (or PrepareForUpdate) found the range full, or
+		// was not called.
+		err := errNotHeld
+		if sv.ips.full() {
+			err = errRangeFull
+		}
+		return metav1.FieldErrors{metav1.FieldInternal("spec.clusterIPs", fmt.Errorf("failed to allocate a serviceIP: %w", err))}
 	}
 	addr, _ := netip.ParseAddr(ips[0]) // valid: serviceIPFieldErrors checked it
 	if err := sv.ips.check(s.UID, addr); err != nil {

@@ -1,0 +1,114 @@
+package cache
+
+// Store is a thread-safe set of objects keyed by namespace and name (see
+// [KeyFunc]). Informers keep one per resource type, filled by a reflector
+// and read by listers and event handlers.
+//
+// Objects go in and come out by pointer: the store never copies them, and
+// everything a Store returns is shared with it and with every other reader.
+// Treat returned objects as read-only; DeepCopy one before modifying it.
+// See "Objects are shared" in the package documentation, and
+// [MutationDetector] for catching mistakes in tests.
+//
+// Lists are in no particular order.
+type Store[T Object] interface {
+	// Add stores obj under its key, replacing any object stored there; it
+	// is the same as Update. It fails, storing nothing, when obj cannot be
+	// keyed (see KeyFunc) or an index function fails (see IndexError).
+	// A non-empty resourceVersion of obj becomes the store's
+	// LastSyncResourceVersion.
+	Add(obj T) error
+	// Update stores obj under its key, as Add does.
+	Update(obj T) error
+	// Delete removes the object stored under obj's key, if any. Only the
+	// key of obj matters, and a non-empty resourceVersion, which becomes
+	// LastSyncResourceVersion. It fails only when obj cannot be keyed.
+	Delete(obj T) error
+	// Get returns the object stored under obj's key. It fails only when
+	// obj cannot be keyed.
+	Get(obj T) (item T, exists bool, err error)
+	// GetByKey returns the object stored under key, a string made by
+	// KeyFunc or JoinKey. A malformed key names no object.
+	GetByKey(key string) (item T, exists bool)
+	// List returns every stored object.
+	List() []T
+	// ListKeys returns the keys of every stored object.
+	ListKeys() []string
+	// Len returns the number of stored objects.
+	Len() int
+	// Replace atomically swaps the whole contents of the store for items,
+	// and sets LastSyncResourceVersion to resourceVersion. Readers see
+	// either all of the old contents or all of the new, never a mix, and
+	// indexes always agree with the objects.
+	//
+	// When two items have the same key, the later one wins. If an item
+	// cannot be keyed or an index function fails, Replace returns the
+	// error and the store is left as it was.
+	//
+	// The store takes ownership of items: the caller must not modify the
+	// slice afterwards. The returned ReplaceDiff tells which objects were
+	// added, updated and deleted by the swap, with the deleted ones as
+	// tombstones; it costs nothing unless used.
+	Replace(items []T, resourceVersion string) (*ReplaceDiff[T], error)
+	// LastSyncResourceVersion returns the resourceVersion of the last
+	// Replace or Bookmark, or of the last object written since, whichever
+	// came last; "" if none.
+	LastSyncResourceVersion() string
+	// Bookmark records resourceVersion as LastSyncResourceVersion without
+	// changing the contents, as a watch BOOKMARK event does.
+	Bookmark(resourceVersion string)
+}
+
+// Indexer is a [Store] with named indexes: each index maps the values its
+// [IndexFunc] computes for an object to the objects with that value, so
+// that lookups by value cost time in proportion to the result, not to the
+// store. The built-in [NamespaceIndex] is always present.
+//
+// Three kinds of strings appear here: keys of objects ("ns/name"), names of
+// indexes ("byNode"), and indexed values ("node-1").
+//
+// Index queries for a name the Indexer has no index for fail with an error
+// wrapping [ErrNoSuchIndex].
+type Indexer[T Object] interface {
+	Store[T]
+	// Index returns the objects that share at least one indexed value of
+	// the named index with obj (whose own values are computed with the
+	// index function; obj need not be stored). Each object appears once.
+	Index(indexName string, obj T) ([]T, error)
+	// ByIndex returns the objects whose values in the named index include
+	// indexedValue.
+	ByIndex(indexName, indexedValue string) ([]T, error)
+	// IndexKeys returns, sorted, the keys of the objects whose values in
+	// the named index include indexedValue.
+	IndexKeys(indexName, indexedValue string) ([]string, error)
+	// ListIndexFuncValues returns, sorted, every value the named index has
+	// at least one object for; nil for an unknown index.
+	ListIndexFuncValues(indexName string) []string
+	// Indexers returns a copy of the index functions, including
+	// NamespaceIndexFunc under NamespaceIndex.
+	Indexers() Indexers[T]
+	// AddIndexers adds indexes, computing them over the objects already
+	// stored. It fails, adding none of them, if a name is taken or a
+	// function is nil (an IndexFunc for NamespaceIndex is ignored), or if a
+	// function fails on a stored object (see IndexError).
+	AddIndexers(indexers Indexers[T]) error
+}
+
+// NewStore returns an empty [Store]. It is an [Indexer] with only the
+// built-in [NamespaceIndex]; use [NewIndexer] to get the Indexer interface.
+func NewStore[T Object]() Store[T] {
+	return newThreadSafeStore[T](nil)
+}
+
+// NewIndexer returns an empty [Indexer] with the given indexes and the
+// built-in [NamespaceIndex]. An entry for NamespaceIndex, and entries
+// whose function is nil, are ignored. For example:
+//
+//	pods := cache.NewIndexer(cache.Indexers[*corev1.Pod]{
+//		"byNode": func(p *corev1.Pod) ([]string, error) {
+//			return []string{p.Spec.NodeName}, nil
+//		},
+//	})
+func NewIndexer[T Object](indexers Indexers[T]) Indexer[T] {
+	return newThreadSafeStore(indexers)
+}

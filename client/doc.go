@@ -1,0 +1,123 @@
+// Package client talks to a Kubernetes API server (a real cluster or kapi's
+// reference server): configuration, a REST layer with retries and rate
+// limits, a generic typed client, a dynamic client, discovery and errors.
+//
+// # Configuration
+//
+// A [Config] says where the server is and how to authenticate: [Load] finds
+// one the way kubectl does (kubeconfig, then the pod's service account),
+// [InClusterConfig] and [LoadKubeconfig] do one each, and a Config can be
+// filled by hand. [New] turns it into a [Client], the one object that holds
+// the transport (TLS, proxy, credentials, user agent), the rate limiter, the
+// retry policy, the [Scheme] of Go types, discovery and the default
+// namespace. Build one per server and share it; it is safe for concurrent
+// use.
+//
+//	cfg, err := client.Load(client.LoadOptions{})
+//	c, err := client.New(cfg)
+//
+// # Typed client
+//
+// [For] returns a [TypedClient] for a Go type: the built-in kinds of kapi's
+// api packages, or any struct that embeds metav1.TypeMeta and
+// metav1.ObjectMeta and is registered. Its methods take and return *T and
+// use metav1's option types:
+//
+//	pods := client.For[corev1.Pod](c).Namespace("web")
+//	pod, err := pods.Get(ctx, "frontend-0", metav1.GetOptions{})
+//	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+//	pod, err = pods.Create(ctx, pod, metav1.CreateOptions{})
+//
+// The verbs are Get, List (a [List] of T; ListEach streams items to a
+// callback without keeping them), Watch, Create, Update, UpdateStatus, Patch
+// (JSON, merge and strategic merge patches), Apply and ApplyStatus
+// (server-side apply), Delete, DeleteCollection, and GetSubresource and
+// UpdateSubresource for subresources such as "status" and "scale". Returned
+// objects always carry their kind and apiVersion.
+//
+// # Registering types
+//
+// The client finds a Go type's resource, kind and scope in a [Scheme]
+// without asking the server. [DefaultScheme] holds the built-in kinds; a
+// custom resource type is registered once, usually in an init function:
+//
+//	client.Register[Widget](client.Kind{Group: "example.com", Version: "v1",
+//		Resource: "widgets", Kind: "Widget", Namespaced: true})
+//
+// [Add] registers into a Scheme of one's own, which [Client.WithScheme]
+// uses.
+//
+// # Protobuf
+//
+// With Config.ContentType set to application/vnd.kubernetes.protobuf, a type
+// is sent and received as protobuf when its Kind declares that the server
+// speaks protobuf for it (built-in kinds do; custom resources never do) and
+// the type encodes itself with methods of its own. A custom resource struct
+// embedding metav1.ObjectMeta inherits ObjectMeta's protobuf methods; the
+// client detects that those are not the struct's own and uses JSON (see
+// [Add]). Responses are decoded in whatever the server answered with: the
+// Accept header offers protobuf, then JSON. Request and response bodies of
+// lists and watches are never held whole: lists are decoded item by item,
+// watches frame by frame.
+//
+// # Dynamic client
+//
+// [Dynamic] returns a [DynamicClient], which has the same verbs on
+// unstructured.Unstructured for any resource named by a
+// [GroupVersionResource], always in JSON:
+//
+//	cms := client.Dynamic(c).Resource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("web")
+//	cm, err := cms.Get(ctx, "settings", metav1.GetOptions{})
+//
+// # Watches
+//
+// Watch returns a [Watcher] whose channel (or Events iterator) delivers
+// [Event] values: ADDED, MODIFIED and DELETED with the object, BOOKMARK with a
+// resourceVersion, and ERROR with a *[StatusError] (an expired
+// resourceVersion reads IsResourceExpired). The watch ends, and its
+// connection is closed at once, when its context is done or Stop is called;
+// it also ends when the server ends it. Its goroutine never outlives it.
+//
+// # Errors
+//
+// A request the server refuses returns a *[StatusError] holding the
+// server's metav1.Status; its Error is the Status message. Bodies that are
+// not a Status (a proxy's page, a plain "404 page not found") get a Status
+// made up from the HTTP code, with the start of the body in the message.
+// Predicates classify errors, through wrapping, as client-go's do:
+// [IsNotFound], [IsAlreadyExists], [IsConflict], [IsInvalid], [IsGone],
+// [IsResourceExpired], [IsTooLargeResourceVersion], [IsTooManyRequests],
+// [IsTimeout], [IsServerTimeout], [IsForbidden], [IsUnauthorized],
+// [IsNotAcceptable], [IsUnsupportedMediaType], [IsBadRequest],
+// [IsMethodNotSupported], [IsInternalError], [IsServiceUnavailable],
+// [IsRequestEntityTooLarge]; [ReasonForError] and [RetryAfterSeconds] read
+// the Status.
+//
+// # Retries and rate limits
+//
+// Every request waits for a token from the client's rate limiter (QPS and
+// Burst; waiting ends with the context). A request that is safe to repeat is
+// retried, up to Config.MaxRetries times, on 429, 503 and 504 answers and on
+// connections refused or reset, after the Retry-After delay the server asked
+// for or else a jittered exponential backoff. Safe to repeat are GET and HEAD
+// (get, list, watch, discovery), a PUT whose object carries a
+// resourceVersion (a duplicate then fails with a Conflict instead of
+// overwriting), and a DELETE with a uid or resourceVersion precondition;
+// never a POST or a PATCH (create, patch, apply) or a delete of a
+// collection. Retries are logged at debug level on Config.Logger.
+//
+// # Discovery and RESTMapper
+//
+// [Client.Discovery] reads the server's version, API groups and the
+// resources of each group version. [Client.RESTMapper] maps kinds to
+// resources (and resources, by plural, singular or short name, to kinds) from
+// discovery, cached one group at a time and refreshed when a lookup misses,
+// so that resources installed later are found; concurrent loads share one
+// request.
+//
+// # REST layer
+//
+// [Client.NewRequest] builds any request the typed and dynamic clients do not
+// cover; it goes through the same rate limiter, retry policy and error
+// mapping, and its [Response] body is streamed.
+package client

@@ -1,0 +1,244 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"golang.org/x/sync/singleflight"
+)
+
+// RESTMapping says how a kind is served: the resource, the kind, and whether
+// objects live in namespaces.
+type RESTMapping struct {
+	// Resource is the plural resource, such as {"apps", "v1", "deployments"}.
+	Resource GroupVersionResource
+	// Kind is the kind, such as {"apps", "v1", "Deployment"}.
+	Kind GroupVersionKind
+	// Namespaced says the objects live in namespaces.
+	Namespaced bool
+}
+
+// NoMatchError reports a kind or resource the server does not serve, even
+// after the mapper refreshed its cache.
+type NoMatchError struct {
+	// Group and Kind, or Group and Resource, are what was asked for.
+	Group, Kind, Resource string
+	// Versions are the versions asked for, if any.
+	Versions []string
+}
+
+// Error says what was not found.
+func (e *NoMatchError) Error() string {
+	what := "kind " + metav1.GroupKind{Group: e.Group, Kind: e.Kind}.String()
+	if e.Resource != "" {
+		what = "resource " + metav1.GroupResource{Group: e.Group, Resource: e.Resource}.String()
+	}
+	if len(e.Versions) > 0 {
+		what += " in versions " + strings.Join(e.Versions, ", ")
+	}
+	return "client: no matches for " + what
+}
+
+// IsNoMatch reports whether err is (or wraps) a *NoMatchError.
+func IsNoMatch(err error) bool {
+	var nm *NoMatchError
+	return errors.As(err, &nm)
+}
+
+// RESTMapper maps kinds to resources and back, from discovery. It loads what
+// it needs lazily, one API group at a time, and caches it; a lookup that
+// misses the cache refreshes that group (the group list and the group's
+// resources) once and looks again, so kinds served after the cache was filled
+// (a CRD just created) are found. Concurrent loads of the same document share
+// one request (singleflight). It is safe for concurrent use.
+type RESTMapper struct {
+	d      *Discovery
+	flight singleflight.Group
+
+	mu        sync.RWMutex
+	groups    map[string]metav1.APIGroup // nil until loaded
+	resources map[string][]metav1.APIResource
+}
+
+// NewRESTMapper returns a mapper over d with an empty cache.
+func NewRESTMapper(d *Discovery) *RESTMapper {
+	return &RESTMapper{d: d, resources: map[string][]metav1.APIResource{}}
+}
+
+// Reset empties the cache.
+func (m *RESTMapper) Reset() {
+	m.mu.Lock()
+	m.groups = nil
+	m.resources = map[string][]metav1.APIResource{}
+	m.mu.Unlock()
+}
+
+// RESTMapping returns how the kind gk is served, in the first of versions
+// the server serves it in; without versions, in the group's preferred
+// version if the kind is there, else in the first version that has it. A
+// kind the server does not serve is a *NoMatchError (IsNoMatch).
+func (m *RESTMapper) RESTMapping(ctx context.Context, gk metav1.GroupKind, versions ...string) (*RESTMapping, error) {
+	return m.lookup(ctx, gk.Group, versions, func(r metav1.APIResource) bool { return r.Kind == gk.Kind },
+		&NoMatchError{Group: gk.Group, Kind: gk.Kind, Versions: versions})
+}
+
+// ResourceFor returns how the resource gvr is served. gvr.Resource may be the
+// plural, the singular or a short name ("deployments", "deployment",
+// "deploy"), in any case; an empty gvr.Version means the group's preferred
+// version (or the first that has the resource). The mapping names the plural.
+func (m *RESTMapper) ResourceFor(ctx context.Context, gvr GroupVersionResource) (*RESTMapping, error) {
+	var versions []string
+	if gvr.Version != "" {
+		versions = []string{gvr.Version}
+	}
+	name := strings.ToLower(gvr.Resource)
+	match := func(r metav1.APIResource) bool {
+		if r.Name == name || r.SingularName == name {
+			return true
+		}
+		for _, s := range r.ShortNames {
+			if s == name {
+				return true
+			}
+		}
+		return false
+	}
+	return m.lookup(ctx, gvr.Group, versions, match, &NoMatchError{Group: gvr.Group, Resource: gvr.Resource, Versions: versions})
+}
+
+// KindFor returns the kind of the resource gvr (see ResourceFor).
+func (m *RESTMapper) KindFor(ctx context.Context, gvr GroupVersionResource) (GroupVersionKind, error) {
+	mp, err := m.ResourceFor(ctx, gvr)
+	if err != nil {
+		return GroupVersionKind{}, err
+	}
+	return mp.Kind, nil
+}
+
+// lookup finds the first resource of group that match accepts, loading the
+// group if need be and refreshing it once on a miss.
+func (m *RESTMapper) lookup(ctx context.Context, group string, versions []string, match func(metav1.APIResource) bool, miss *NoMatchError) (*RESTMapping, error) {
+	var loadErr error
+	for refresh := range 2 {
+		var fresh bool
+		fresh, loadErr = m.load(ctx, group, refresh == 1)
+		if mp, ok := m.find(group, versions, match); ok {
+			return mp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if fresh {
+			break // just loaded from the server: a refresh would say the same
+		}
+	}
+	if loadErr != nil {
+		return nil, fmt.Errorf("%w (discovery failed: %w)", miss, loadErr)
+	}
+	return nil, miss
+}
+
+// load makes sure the group list and the resources of group's versions are
+// cached; force reloads them. fresh reports that the group list was loaded
+// now. It returns the first discovery error, having loaded what it could.
+func (m *RESTMapper) load(ctx context.Context, group string, force bool) (fresh bool, err error) {
+	m.mu.RLock()
+	haveGroups := m.groups != nil
+	m.mu.RUnlock()
+	if force || !haveGroups {
+		if err := m.loadGroups(ctx); err != nil {
+			return false, err
+		}
+		fresh = true
+	}
+	m.mu.RLock()
+	g, ok := m.groups[group]
+	var missing []string
+	for _, v := range g.Versions {
+		if _, have := m.resources[v.GroupVersion]; force || !have {
+			missing = append(missing, v.GroupVersion)
+		}
+	}
+	m.mu.RUnlock()
+	if !ok {
+		return fresh, nil
+	}
+	for _, gv := range missing {
+		if lerr := m.loadResources(ctx, gv); lerr != nil && err == nil {
+			err = lerr
+		}
+	}
+	return fresh, err
+}
+
+func (m *RESTMapper) loadGroups(ctx context.Context) error {
+	_, err, _ := m.flight.Do("groups", func() (any, error) {
+		list, err := m.d.ServerGroups(ctx)
+		if err != nil {
+			return nil, err
+		}
+		groups := make(map[string]metav1.APIGroup, len(list.Groups))
+		for _, g := range list.Groups {
+			groups[g.Name] = g
+		}
+		m.mu.Lock()
+		m.groups = groups
+		m.mu.Unlock()
+		return nil, nil
+	})
+	return err
+}
+
+func (m *RESTMapper) loadResources(ctx context.Context, gv string) error {
+	_, err, _ := m.flight.Do("resources/"+gv, func() (any, error) {
+		list, err := m.d.ServerResourcesForGroupVersion(ctx, gv)
+		if IsNotFound(err) {
+			list, err = &metav1.APIResourceList{}, nil // the version went away
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		m.resources[gv] = list.APIResources
+		m.mu.Unlock()
+		return nil, nil
+	})
+	return err
+}
+
+// find looks in the cache.
+func (m *RESTMapper) find(group string, versions []string, match func(metav1.APIResource) bool) (*RESTMapping, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	g, ok := m.groups[group]
+	if !ok {
+		return nil, false
+	}
+	order := versions
+	if len(order) == 0 {
+		order = append(order, g.PreferredVersion.Version)
+		for _, v := range g.Versions {
+			if v.Version != g.PreferredVersion.Version {
+				order = append(order, v.Version)
+			}
+		}
+	}
+	for _, v := range order {
+		gv := joinGroupVersion(group, v)
+		for _, r := range m.resources[gv] {
+			if strings.Contains(r.Name, "/") || !match(r) {
+				continue
+			}
+			return &RESTMapping{
+				Resource:   GroupVersionResource{Group: group, Version: v, Resource: r.Name},
+				Kind:       GroupVersionKind{Group: group, Version: v, Kind: r.Kind},
+				Namespaced: r.Namespaced,
+			}, true
+		}
+	}
+	return nil, false
+}

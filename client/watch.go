@@ -1,0 +1,175 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"sync"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/kjson"
+)
+
+// EventType is the type of a watch event.
+type EventType string
+
+// Watch event types.
+const (
+	// EventAdded: the object was created, or, at the start of a watch
+	// without a resourceVersion, exists.
+	EventAdded EventType = codec.EventAdded
+	// EventModified: the object changed.
+	EventModified EventType = codec.EventModified
+	// EventDeleted: the object was deleted; Object is its last state.
+	EventDeleted EventType = codec.EventDeleted
+	// EventBookmark: every change up to Object's resourceVersion has been
+	// sent. Object carries only the resourceVersion (and, at the end of the
+	// initial events of a streaming list, the annotation
+	// metav1.InitialEventsAnnotationKey).
+	EventBookmark EventType = codec.EventBookmark
+	// EventError: the server reported an error (Err is a *StatusError; an
+	// expired resourceVersion is IsResourceExpired), or the stream broke. The
+	// watch ends after it.
+	EventError EventType = codec.EventError
+)
+
+// Event is one watch event.
+type Event[T any] struct {
+	// Type says what happened.
+	Type EventType
+	// Object is the object the event is about; nil for EventError.
+	Object *T
+	// Err is the error of an EventError.
+	Err error
+}
+
+// Watcher delivers the events of one watch, decoded frame by frame from the
+// response stream. One goroutine, owned by the Watcher, reads the stream;
+// it ends, and the channel closes, when the watch's context is done, on Stop,
+// or when the stream ends.
+type Watcher[T any] struct {
+	result chan Event[T]
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// ResultChan returns the events. It is closed when the watch ends; a clean
+// end (the server's timeout, Stop, the context) sends no event, a broken one
+// sends an EventError first.
+func (w *Watcher[T]) ResultChan() <-chan Event[T] { return w.result }
+
+// Stop ends the watch: the connection is closed at once, and Stop returns
+// once the reading goroutine has exited. It may be called more than once and
+// from any goroutine.
+func (w *Watcher[T]) Stop() {
+	w.cancel()
+	<-w.done
+}
+
+// Done is closed when the watch has ended and its goroutine exited.
+func (w *Watcher[T]) Done() <-chan struct{} { return w.done }
+
+// Events returns the events as an iterator. Breaking out of the loop stops
+// the watch.
+//
+//	for ev := range w.Events() { … }
+func (w *Watcher[T]) Events() iter.Seq[Event[T]] {
+	return func(yield func(Event[T]) bool) {
+		for ev := range w.result {
+			if !yield(ev) {
+				w.Stop()
+				return
+			}
+		}
+	}
+}
+
+// startWatch starts the goroutine that decodes the stream body (protobuf
+// frames or JSON documents) with decode, until ctx is done or the stream
+// ends. cancel cancels ctx.
+func startWatch[T any](ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, protobuf bool, decode func([]byte) (*T, error)) *Watcher[T] {
+	w := &Watcher[T]{result: make(chan Event[T]), cancel: cancel, done: make(chan struct{})}
+	// Close the body as soon as ctx is done, whatever the transport: a read
+	// blocked on the network then returns at once. Closing twice is safe.
+	var closeOnce sync.Once
+	closeBody := func() { closeOnce.Do(func() { _ = body.Close() }) }
+	stopAfter := context.AfterFunc(ctx, closeBody)
+	go func() {
+		defer close(w.done)
+		defer close(w.result)
+		defer cancel()
+		defer closeBody()
+		defer stopAfter()
+		w.run(ctx, body, protobuf, decode)
+	}()
+	return w
+}
+
+func (w *Watcher[T]) run(ctx context.Context, body io.Reader, protobuf bool, decode func([]byte) (*T, error)) {
+	var next func() (string, []byte, error)
+	if protobuf {
+		next = codec.NewProtobufWatchDecoder(body).Next
+	} else {
+		next = codec.NewJSONWatchDecoder(body).Next
+	}
+	for {
+		typ, raw, err := next()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				return
+			}
+			w.send(ctx, Event[T]{Type: EventError, Err: fmt.Errorf("client: reading watch stream: %w", err)})
+			return
+		}
+		ev := decodeEvent(EventType(typ), raw, protobuf, decode)
+		// The server ends a watch after an ERROR event; a frame that does
+		// not decode leaves the stream in doubt. Either way the watch is
+		// over.
+		if !w.send(ctx, ev) || ev.Type == EventError {
+			return
+		}
+	}
+}
+
+// send delivers ev unless ctx is done first.
+func (w *Watcher[T]) send(ctx context.Context, ev Event[T]) bool {
+	select {
+	case w.result <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// decodeEvent turns one frame into an event.
+func decodeEvent[T any](typ EventType, raw []byte, protobuf bool, decode func([]byte) (*T, error)) Event[T] {
+	switch typ {
+	case EventAdded, EventModified, EventDeleted, EventBookmark:
+		obj, err := decode(raw)
+		if err != nil {
+			return Event[T]{Type: EventError, Err: fmt.Errorf("client: decoding %s watch event: %w", typ, err)}
+		}
+		return Event[T]{Type: typ, Object: obj}
+	case EventError:
+		return Event[T]{Type: EventError, Err: watchStatusError(raw, protobuf)}
+	}
+	return Event[T]{Type: EventError, Err: fmt.Errorf("client: unknown watch event type %q", typ)}
+}
+
+// watchStatusError decodes the Status of an ERROR event.
+func watchStatusError(raw []byte, protobuf bool) error {
+	st := &metav1.Status{}
+	if protobuf {
+		tm, err := codec.UnmarshalProtobuf(raw, st)
+		if err != nil || tm.Kind != "Status" {
+			return fmt.Errorf("client: watch ERROR event without a Status (%s)", bodySnippet(raw))
+		}
+		st.TypeMeta = tm
+	} else if err := kjson.Unmarshal(raw, st); err != nil || st.Kind != "Status" {
+		return fmt.Errorf("client: watch ERROR event without a Status: %s", bodySnippet(raw))
+	}
+	return &StatusError{ErrStatus: *st}
+}

@@ -1,0 +1,196 @@
+// Package pager lists large collections in pages (limit/continue).
+//
+// # Pages
+//
+// A Pager asks for PageSize items at a time (default 500, as client-go). The
+// first request carries the caller's resourceVersion and resourceVersionMatch;
+// continuation requests carry only the continue token, never a resourceVersion
+// (a server answers 400 to both together). Every page of one list is served by
+// the server from the same snapshot.
+//
+// # Streaming
+//
+// EachItem hands items to a callback one at a time while the next page is
+// already being fetched: pages are decoded as they arrive, and at most
+// PageBuffer decoded items wait between the fetcher and the callback, so memory
+// stays bounded however long the list.
+//
+// # Expired continue tokens
+//
+// A continue token expires when the snapshot it points into is compacted
+// (410 Expired). With FullListOnExpired set, the pager then lists everything in
+// one request at the latest state instead; OnRestart, if set, is called first,
+// because items already handed out will be handed out again.
+package pager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/client"
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultPageSize is the page size when Pager.PageSize is zero.
+const DefaultPageSize = 500
+
+// ListFunc lists one page: it hands every item of the page to each, in order,
+// and returns the page's metadata (with the continue token of the next page).
+// client.For[T](c).ListEach and the dynamic client's ListEach have this shape.
+type ListFunc[T any] func(ctx context.Context, opts metav1.ListOptions, each func(*T) error) (metav1.ListMeta, error)
+
+// Pager lists a collection page by page. The zero value of every field is a
+// sensible default.
+type Pager[T any] struct {
+	list ListFunc[T]
+	// PageSize is the limit of each request (DefaultPageSize if zero; negative
+	// means no paging).
+	PageSize int64
+	// PageBuffer bounds how many decoded items may wait for the EachItem
+	// callback while the next page is fetched (default PageSize).
+	PageBuffer int
+	// FullListOnExpired makes the pager fall back to one unpaged list at the
+	// latest state when a continue token has expired.
+	FullListOnExpired bool
+	// OnRestart is called before the items of that fallback list are handed
+	// out, so the caller can drop what it gathered from the earlier pages.
+	OnRestart func()
+}
+
+// New returns a pager over list.
+func New[T any](list ListFunc[T]) *Pager[T] { return &Pager[T]{list: list} }
+
+func (p *Pager[T]) pageSize() int64 {
+	switch {
+	case p.PageSize == 0:
+		return DefaultPageSize
+	case p.PageSize < 0:
+		return 0
+	}
+	return p.PageSize
+}
+
+// List gathers the whole collection. The returned ListMeta is the last page's
+// (its resourceVersion is the list's).
+func (p *Pager[T]) List(ctx context.Context, opts metav1.ListOptions) ([]*T, metav1.ListMeta, error) {
+	var items []*T
+	q := *p
+	restart := p.OnRestart
+	q.OnRestart = func() {
+		items = items[:0]
+		if restart != nil {
+			restart()
+		}
+	}
+	meta, err := q.each(ctx, opts, func(it *T) error {
+		items = append(items, it)
+		return nil
+	})
+	return items, meta, err
+}
+
+// EachItem calls fn with every item of the collection, in order, fetching the
+// next page while fn works through the current one. An error from fn stops the
+// list and is returned (ErrStop stops it without error). The returned ListMeta
+// is the last page's.
+func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
+	buf := p.PageBuffer
+	if buf <= 0 {
+		buf = int(max(p.pageSize(), 1))
+	}
+	type item struct {
+		obj     *T
+		restart bool
+	}
+	ch := make(chan item, buf)
+	g, gctx := errgroup.WithContext(ctx)
+	var meta metav1.ListMeta
+	g.Go(func() error {
+		defer close(ch)
+		q := *p
+		q.OnRestart = func() {
+			select {
+			case ch <- item{restart: true}:
+			case <-gctx.Done():
+			}
+		}
+		var err error
+		meta, err = q.each(gctx, opts, func(it *T) error {
+			select {
+			case ch <- item{obj: it}:
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		})
+		return err
+	})
+	g.Go(func() error {
+		for it := range ch {
+			if it.restart {
+				if p.OnRestart != nil {
+					p.OnRestart()
+				}
+				continue
+			}
+			if err := fn(it.obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	err := g.Wait()
+	if errors.Is(err, ErrStop) {
+		err = nil
+	}
+	return meta, err
+}
+
+// each runs the page loop, calling fn for every item as its page is decoded.
+func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
+	opts.Limit = p.pageSize()
+	first := opts
+	for {
+		meta, err := p.list(ctx, opts, fn)
+		if err != nil {
+			if opts.Continue != "" && p.FullListOnExpired && client.IsResourceExpired(err) {
+				return p.fullList(ctx, first, fn)
+			}
+			return meta, err
+		}
+		if meta.Continue == "" {
+			return meta, nil
+		}
+		if opts.Limit == 0 {
+			return meta, fmt.Errorf("pager: the server returned a continue token for an unpaged list")
+		}
+		// Continuation: only the token. The server serves the remaining pages
+		// at the first page's resourceVersion.
+		opts.Continue = meta.Continue
+		opts.ResourceVersion = ""
+		opts.ResourceVersionMatch = ""
+	}
+}
+
+// fullList lists everything in one request after a continue token expired.
+// The snapshot of the first page is gone, so it reads the latest state.
+func (p *Pager[T]) fullList(ctx context.Context, first metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
+	if p.OnRestart != nil {
+		p.OnRestart()
+	}
+	first.Limit = 0
+	first.Continue = ""
+	first.ResourceVersion = ""
+	first.ResourceVersionMatch = ""
+	meta, err := p.list(ctx, first, fn)
+	if err != nil {
+		return meta, fmt.Errorf("pager: full list after an expired continue token: %w", err)
+	}
+	return meta, nil
+}
+
+// ErrStop can be returned by an EachItem callback to end the list early without
+// an error.
+var ErrStop = errors.New("pager: stop")
