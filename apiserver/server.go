@@ -23,7 +23,9 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,7 +69,15 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is served at /version.
 	Version VersionInfo
+	// SkipSystemNamespaces leaves out the namespaces every cluster has
+	// (default, kube-system, kube-public, kube-node-lease), which New
+	// otherwise creates.
+	SkipSystemNamespaces bool
 }
+
+// SystemNamespaces are the namespaces kube-apiserver creates at start; New
+// creates them too unless Config.SkipSystemNamespaces is set.
+var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // VersionInfo is the /version document.
 type VersionInfo struct {
@@ -141,7 +151,28 @@ func New(cfg Config) (*Server, error) {
 		})
 		s.ownStore = true
 	}
+	if !cfg.SkipSystemNamespaces {
+		if err := s.createSystemNamespaces(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// createSystemNamespaces creates SystemNamespaces through the API, so that
+// they get the defaulting of any other namespace. Existing ones are kept.
+func (s *Server) createSystemNamespaces() error {
+	for _, ns := range SystemNamespaces {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces", strings.NewReader(`{"metadata":{"name":"`+ns+`"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
+			return fmt.Errorf("apiserver: creating namespace %s: %d %s", ns, rec.Code, strings.TrimSpace(rec.Body.String()))
+		}
+	}
+	return nil
 }
 
 // Close ends every watch and stops background work. Requests in flight fail.

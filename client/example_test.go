@@ -14,22 +14,15 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 )
 
-// referenceServer starts kapi's reference API server on a loopback port,
-// with the namespace "default", standing in for a cluster in the examples.
+// referenceServer starts kapi's reference API server on a loopback port
+// (with the namespace "default", as every cluster), standing in for a cluster
+// in the examples.
 func referenceServer() (url string, stop func()) {
 	api, err := apiserver.New(apiserver.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(api)
-	c, err := client.New(&client.Config{Host: srv.URL})
-	if err != nil {
-		log.Fatal(err)
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	if _, err := client.For[corev1.Namespace](c).Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
-		log.Fatal(err)
-	}
 	return srv.URL, func() {
 		srv.CloseClientConnections()
 		srv.Close()

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kapi-dev/kapi/apiserver"
 	"io"
 	"net"
 	"net/http"
@@ -459,7 +460,7 @@ func TestKubectl(t *testing.T) {
 
 	t.Run("system namespaces", func(t *testing.T) {
 		out := s.mustKubectl(t, "", "get", "namespaces", "-o", "name")
-		for _, want := range systemNamespaces {
+		for _, want := range apiserver.SystemNamespaces {
 			if !slices.Contains(strings.Fields(out), "namespace/"+want) {
 				t.Errorf("kubectl get namespaces: no %s in\n%s", want, out)
 			}

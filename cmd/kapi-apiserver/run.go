@@ -136,10 +136,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			_ = api.Close()
 		}
 	}()
-	if err := createSystemNamespaces(ctx, api); err != nil {
-		return err
-	}
-
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listening: %w", err)
