@@ -47,6 +47,14 @@
 // [Add] registers into a Scheme of one's own, which [Client.WithScheme]
 // uses.
 //
+// Structs from k8s.io/api cannot be used as T directly: their ObjectMeta is
+// apimachinery's, whose accessors return apimachinery types (types.UID,
+// apimachinery's metav1.Time), so they do not implement kapi's metav1.Object.
+// kapi's api packages carry the same fields under the same JSON names and
+// protobuf numbers, so such an object converts losslessly through JSON
+// (codec.MarshalJSON then codec.UnmarshalJSON), or the dynamic client
+// serves it as unstructured.
+//
 // # Protobuf
 //
 // With Config.ContentType set to application/vnd.kubernetes.protobuf, a type
