@@ -1,0 +1,251 @@
+package informer_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/informer"
+	"github.com/kapi-dev/kapi/internal/faultinject"
+	"github.com/kapi-dev/kapi/reflector"
+)
+
+// TestConvergenceUnderFaults runs an informer against a server that drops and
+// truncates watches, answers 410 to watches and continue tokens, 429 and 500,
+// and compacts its history aggressively, while random creates, updates and
+// deletes go on. When the churn stops, the informer's cache must equal the
+// server's list (same objects, same resourceVersions), and each handler's
+// events must be consistent: no update before an add, nothing after a delete
+// of that object, and the last event equal to the final state.
+//
+// Each seed is a different fault and write schedule; KAPI_CONVERGENCE_SEED
+// replays one.
+func TestConvergenceUnderFaults(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 4, 5, 6}
+	if s := os.Getenv("KAPI_CONVERGENCE_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = []uint64{n}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			converge(t, seed)
+		})
+	}
+}
+
+// uidEvents is one object's (one uid's) event history as a handler saw it.
+type uidEvents struct {
+	name    string
+	events  []string // "add", "update", "delete"
+	lastRV  string
+	deleted bool
+}
+
+type historyHandler struct {
+	t   *testing.T
+	mu  sync.Mutex
+	by  map[metav1.UID]*uidEvents
+	bad []string
+}
+
+func (h *historyHandler) record(kind string, cm *corev1.ConfigMap) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.by[cm.UID]
+	if e == nil {
+		e = &uidEvents{name: cm.Name}
+		h.by[cm.UID] = e
+	}
+	switch {
+	case e.deleted:
+		h.bad = append(h.bad, fmt.Sprintf("%s of %s (uid %s) after its delete", kind, cm.Name, cm.UID))
+	case kind != "add" && len(e.events) == 0:
+		h.bad = append(h.bad, fmt.Sprintf("%s of %s (uid %s) before any add", kind, cm.Name, cm.UID))
+	case kind == "add" && len(e.events) > 0:
+		h.bad = append(h.bad, fmt.Sprintf("second add of %s (uid %s)", cm.Name, cm.UID))
+	}
+	e.events = append(e.events, kind)
+	e.lastRV = cm.ResourceVersion
+	e.deleted = kind == "delete"
+}
+
+func (h *historyHandler) OnAdd(cm *corev1.ConfigMap, _ bool)    { h.record("add", cm) }
+func (h *historyHandler) OnUpdate(_, cm *corev1.ConfigMap)      { h.record("update", cm) }
+func (h *historyHandler) OnDelete(cm *corev1.ConfigMap, _ bool) { h.record("delete", cm) }
+
+func converge(t *testing.T, seed uint64) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := apiserver.New(apiserver.Config{Logger: quiet, BookmarkInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := faultinject.New(srv, faultinject.Config{
+		Seed: seed, DropWatch: 0.7, TruncateWatch: 0.5, GoneWatch: 0.2,
+		ExpireContinue: 0.2, TooManyRequests: 0.01, InternalError: 0.1,
+	})
+	faulty := httptest.NewServer(faults)
+	direct := httptest.NewServer(srv)
+	defer func() {
+		faulty.CloseClientConnections()
+		faulty.Close()
+		direct.Close()
+		srv.Close()
+	}()
+	reader, err := client.New(&client.Config{Host: faulty.URL, QPS: -1, MaxRetries: -1, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := client.New(&client.Config{Host: direct.URL, QPS: -1, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms := client.For[corev1.ConfigMap](writer).Namespace("default")
+
+	inf := informer.New[corev1.ConfigMap](client.For[corev1.ConfigMap](reader).Namespace("default"), informer.Config[corev1.ConfigMap]{
+		Reflector: reflector.Config[corev1.ConfigMap]{
+			PageSize: 7, InitialBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond,
+			MinWatchTimeout: time.Second, Logger: quiet,
+		},
+	})
+	handlers := []*historyHandler{}
+	for range 2 {
+		h := &historyHandler{t: t, by: map[metav1.UID]*uidEvents{}}
+		if _, err := inf.AddEventHandler(h); err != nil {
+			t.Fatal(err)
+		}
+		handlers = append(handlers, h)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = inf.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+
+	// Churn: random writes, with the store compacted to its current revision
+	// now and then so that watches and continue tokens expire.
+	rng := rand.New(rand.NewPCG(seed, 42))
+	mem := srv.Storage().(*storage.Memory)
+	pace := time.NewTicker(3 * time.Millisecond) // spread the writes over about a second of faults
+	defer pace.Stop()
+	for i := range 600 {
+		<-pace.C
+		name := fmt.Sprintf("cm-%02d", rng.IntN(30))
+		switch op := rng.IntN(10); {
+		case op < 4:
+			_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"i": fmt.Sprint(i)}}, metav1.CreateOptions{})
+		case op < 8:
+			var cm *corev1.ConfigMap
+			if cm, err = cms.Get(ctx, name, metav1.GetOptions{}); err == nil {
+				cm.Data = map[string]string{"i": fmt.Sprint(i)}
+				_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+			}
+		default:
+			err = cms.Delete(ctx, name, metav1.DeleteOptions{})
+		}
+		if err != nil && !client.IsAlreadyExists(err) && !client.IsNotFound(err) && !client.IsConflict(err) {
+			t.Fatalf("seed %d: write %d: %v", seed, i, err)
+		}
+		if i%25 == 0 {
+			mem.Compact(mem.Revision())
+		}
+	}
+	faults.SetEnabled(false)
+	var injected int64
+	for _, n := range faults.Counts() {
+		injected += n
+	}
+	if injected < 3 {
+		t.Fatalf("seed %d: only %d faults were injected (%v); the test would prove nothing", seed, injected, faults.Counts())
+	}
+
+	// Converge: the cache must equal the server's list.
+	final, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, cm := range final.Items {
+		want[cm.Name] = cm.ResourceVersion
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond) // waiting on a condition, with a deadline
+	defer tick.Stop()
+	for {
+		got := map[string]string{}
+		for _, cm := range inf.Indexer().List() {
+			got[cm.Name] = cm.ResourceVersion
+		}
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("seed %d: the cache did not converge (faults %v)\n cache  %v\n server %v", seed, faults.Counts(), got, want)
+		}
+		<-tick.C
+	}
+	// Every handler has seen the final state of every object, and nothing
+	// inconsistent on the way.
+	for hi, h := range handlers {
+		h.mu.Lock()
+		for _, msg := range h.bad {
+			t.Errorf("seed %d handler %d: %s", seed, hi, msg)
+		}
+		seen := map[string]string{}
+		for _, e := range h.by {
+			if !e.deleted {
+				if prev, dup := seen[e.name]; dup {
+					t.Errorf("seed %d handler %d: %s live twice (rv %s and %s)", seed, hi, e.name, prev, e.lastRV)
+				}
+				seen[e.name] = e.lastRV
+			}
+		}
+		h.mu.Unlock()
+		waitHandler(t, h, want, seed, hi)
+	}
+	t.Logf("seed %d: faults injected %v", seed, faults.Counts())
+}
+
+// waitHandler waits until handler h's view (the last event of every live
+// object) equals want.
+func waitHandler(t *testing.T, h *historyHandler, want map[string]string, seed uint64, hi int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h.mu.Lock()
+		got := map[string]string{}
+		for _, e := range h.by {
+			if !e.deleted {
+				got[e.name] = e.lastRV
+			}
+		}
+		h.mu.Unlock()
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("seed %d handler %d: events end in\n %v\nnot the server's\n %v", seed, hi, got, want)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition with a deadline, not synchronising on time
+	}
+}

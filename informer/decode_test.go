@@ -1,0 +1,164 @@
+package informer_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/api/unstructured"
+	"github.com/kapi-dev/kapi/apiserver"
+	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/informer"
+)
+
+// Gadget is a custom resource as the client knows it: spec.size is a
+// number. The server stores gadgets as serverGadget, where it is a string,
+// so it can hold gadgets the client cannot decode.
+type Gadget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Size int64 `json:"size,omitempty"`
+	} `json:"spec"`
+}
+
+type serverGadget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Size string `json:"size,omitempty"`
+	} `json:"spec"`
+}
+
+func (g *serverGadget) DeepCopy() *serverGadget {
+	out := *g
+	out.ObjectMeta = *g.ObjectMeta.DeepCopy()
+	return &out
+}
+
+var gadgetGVR = client.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+
+// newGadgetEnv serves gadgets and returns a client that decodes them as
+// Gadget.
+func newGadgetEnv(t *testing.T) (*env, *client.Client) {
+	t.Helper()
+	reg := registry.Builtin()
+	if err := reg.Add(registry.Typed[serverGadget](&registry.Resource{Group: "example.com", Version: "v1",
+		Resource: "gadgets", Kind: "Gadget", Namespaced: true})); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, apiserver.Config{Registry: reg}, "")
+	s := client.NewBuiltinScheme()
+	if err := client.Add[Gadget](s, client.Kind{Group: "example.com", Version: "v1", Resource: "gadgets", Kind: "Gadget", Namespaced: true}); err != nil {
+		t.Fatal(err)
+	}
+	return e, e.c.WithScheme(s)
+}
+
+// createGadget creates a gadget whose spec.size is the JSON value size.
+func createGadget(t *testing.T, e *env, name string, size any) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": name, "namespace": "inf"},
+		"spec":     map[string]any{"size": size},
+	}}
+	if _, err := client.Dynamic(e.c).Resource(gadgetGVR).Namespace("inf").Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func deleteGadget(t *testing.T, e *env, name string) {
+	t.Helper()
+	if err := client.Dynamic(e.c).Resource(gadgetGVR).Namespace("inf").Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUndecodableObject documents what one object the client cannot decode
+// does to an informer: every failed list or watch is reported to the watch
+// error handler and retried with backoff; the informer never stops or
+// panics, but it does not get past the object either. A list that
+// contains it fails as a whole, so the informer does not sync until the
+// object is fixed or deleted; a watch event for it ends the watch, and the
+// watch is re-opened from the same resourceVersion, so the same event
+// comes again, and changes after it are not seen until the watch's
+// resourceVersion expires (here: compaction) and the informer relists.
+func TestUndecodableObject(t *testing.T) {
+	e, gc := newGadgetEnv(t)
+	createGadget(t, e, "good", "")
+	createGadget(t, e, "bad", "big")
+	cfg := informer.Config[Gadget]{}
+	fastBackoff(&cfg.Reflector)
+	inf := informer.New[Gadget](client.For[Gadget](gc).Namespace("inf"), cfg)
+	errs := make(chan error, 1000)
+	if err := inf.SetWatchErrorHandler(func(err error) {
+		select {
+		case errs <- err:
+		default:
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder[Gadget]()
+	reg, err := inf.AddEventHandler(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, inf)
+
+	// The list fails on "bad", and keeps failing.
+	for range 2 {
+		if err := <-errs; !strings.Contains(err.Error(), "size") {
+			t.Fatalf("list error %q does not point at spec.size", err)
+		}
+	}
+	if inf.HasSynced() {
+		t.Fatal("synced although the list cannot be decoded")
+	}
+	deleteGadget(t, e, "bad")
+	waitSynced(t, reg)
+	if got := join(strs(rec.get())); got != "add:good:initial" {
+		t.Fatalf("after the fix: events %q", got)
+	}
+
+	// A watch event for an undecodable object.
+	drain(errs)
+	createGadget(t, e, "bad2", "big")
+	if err := <-errs; !strings.Contains(err.Error(), "decoding ADDED watch event") {
+		t.Fatalf("watch error %q, want a decoding error", err)
+	}
+	createGadget(t, e, "later", "")
+	// The watch is re-opened from before bad2 and fails on it again, so
+	// "later", which comes after it, is not delivered.
+	for range 2 {
+		if err := <-errs; !strings.Contains(err.Error(), "decoding ADDED watch event") {
+			t.Fatalf("watch error %q, want the same decoding error again", err)
+		}
+	}
+	if got := join(strs(rec.get())); got != "add:good:initial" {
+		t.Fatalf("events %q while the watch is stuck on bad2", got)
+	}
+	// Stuck on bad2 until its event leaves the server's history.
+	deleteGadget(t, e, "bad2")
+	e.compact()
+	evs := rec.waitFor(t, "later", func(ev []event) bool {
+		return slices.ContainsFunc(ev, func(e event) bool { return e.name == "later" })
+	})
+	if got := join(strs(evs)); got != "add:good:initial add:later" {
+		t.Errorf("events %q, want the initial good and later", got)
+	}
+}
+
+func drain(ch chan error) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,178 @@
+// Package informer provides shared informers: for each resource, one
+// list-then-watch (a reflector) keeping one indexed cache in sync with the
+// server, and any number of event handlers told about every change. A
+// [Factory] hands out one informer per type and scope, so that every part
+// of a program shares them.
+//
+// Its behaviour follows client-go's SharedIndexInformer and
+// SharedInformerFactory; its API is generic over the object type.
+//
+// # Informers
+//
+// A [SharedInformer] is made by [New] from a reflector.ListerWatcher (a
+// typed client set to a namespace, say) or by a Factory ([For],
+// [Factory.ForResource]). Before it runs, add handlers (AddEventHandler),
+// indexes (AddIndexers), a transform (SetTransform) and a watch error
+// handler (SetWatchErrorHandler); then Run it until its context is done.
+// HasSynced (or the Synced channel) tells when the cache holds the initial
+// list; Lister and Indexer read the cache; LastSyncResourceVersion says
+// how current it is.
+//
+//	f := informer.NewFactory(c, informer.WithNamespace("web"))
+//	pods := informer.For[corev1.Pod](f)
+//	reg, err := pods.AddEventHandler(informer.HandlerFuncs[corev1.Pod]{
+//		AddFunc:    func(p *corev1.Pod, _ bool) { queue.Add(key(p)) },
+//		UpdateFunc: func(_, p *corev1.Pod) { queue.Add(key(p)) },
+//		DeleteFunc: func(p *corev1.Pod, _ bool) { queue.Add(key(p)) },
+//	})
+//	f.Start(ctx)
+//	err = informer.WaitForSync(ctx, reg)
+//	pod, err := pods.Lister().Namespace("web").Get("frontend-0")
+//
+// # Handlers
+//
+// A [ResourceEventHandler] has three methods:
+//
+//   - OnAdd(obj, isInitialList): an object appeared. isInitialList is true
+//     for the objects of the informer's first list, and for the objects a
+//     handler added later finds in the cache; false for objects created
+//     afterwards, and for objects a relist found.
+//   - OnUpdate(old, new): an object changed; new has a different
+//     resourceVersion from old, which is the state the handler last heard
+//     of. A write that does not change the resourceVersion (a watch event or
+//     a relist repeating the cached state) is not delivered.
+//   - OnDelete(obj, finalStateUnknown): an object is gone. For a deletion
+//     the watch reported, obj is the final state the server sent. For one
+//     inferred by a relist (the object is missing from the new list: it was
+//     deleted while the watch was down), obj is the last state the cache
+//     knew, possibly stale, and finalStateUnknown is true. A watched
+//     deletion is delivered even if the cache did not hold the object (its
+//     add was lost to a transform or index error), as client-go does.
+//
+// The delete method is typed: it replaces client-go's OnDelete(obj any),
+// which received either the object or a DeletedFinalStateUnknown tombstone
+// wrapping it. The tombstone's information is the flag; the object is
+// always a *T, keyed as usual (cache.KeyFunc).
+//
+// [HandlerFuncs] builds a handler from functions. [FilteringHandler] passes
+// on only objects a filter accepts, turning an update that makes an object
+// match into an add and one that makes it stop matching into a delete.
+//
+// # Delivery
+//
+// Every registered handler has a queue and a goroutine of its own. The
+// informer applies each write from the reflector to the cache and queues
+// the notifications it implies for every handler, under one lock, so that:
+//
+//   - every handler gets every notification, in the order the cache took
+//     the changes, one call at a time; nothing is merged or dropped (a
+//     burst of ten updates is ten OnUpdate calls, each one's old object
+//     being the previous one's new object);
+//   - queues are unbounded: a slow handler holds up neither the other
+//     handlers nor the reflector nor the cache, it only falls behind (and
+//     its queue grows);
+//   - a handler that reads the cache (a lister) may see a state newer than
+//     the notification it is handling.
+//
+// A handler added while the informer runs first gets OnAdd(obj, true) for
+// each object in the cache (in no particular order), then every change
+// after that point. Its [Registration] reports HasSynced once the informer
+// has synced and the handler has returned from every initial-list OnAdd;
+// controllers wait on their registrations (see [WaitForSync]) before they
+// start their workers. RemoveEventHandler stops delivery: no call starts
+// after it returns, queued notifications are dropped, and
+// Registration.Done is closed once a call in progress has returned.
+//
+// A panic in a handler is not recovered: it crashes the program, as any
+// panic in a goroutine does.
+//
+// # Relists
+//
+// When the watch cannot resume (its resourceVersion expired, 410 Gone),
+// the reflector lists again and the cache's contents are replaced at once.
+// Handlers then get the difference between the old and the new contents:
+// first OnDelete(obj, true) for every object that vanished, in key order,
+// then, in the order of the list, OnAdd(obj, false) for new objects and
+// OnUpdate(old, new) for objects whose resourceVersion changed. Objects
+// with an unchanged resourceVersion give no notification.
+//
+// # Resync
+//
+// With a resync period (Config.ResyncPeriod, [WithResync]) every handler
+// that implements [ResyncHandler] gets OnResync(obj) for every cached
+// object once per period, queued in line with its other notifications. A
+// resync is never delivered as an update, and handlers that do not
+// implement OnResync (or HandlerFuncs without a ResyncFunc) are not
+// involved at all. Resyncs are for handlers that compare objects with the
+// world outside the API; a controller that only reacts to API changes does
+// not need them.
+//
+// # Factory
+//
+// [NewFactory] takes defaults for its informers: namespace ([WithNamespace],
+// default all), label and field selectors, a ListOptions tweak, resync,
+// transform, streaming lists, logger and watch error handler. [For] returns
+// the informer for a Go type and [Factory.ForResource] the dynamic informer
+// for a resource, in the default scope or in one given by [ScopeOption]s;
+// the same type (or resource) and scope always give the same informer.
+// Start runs every informer asked for so far that is not running yet;
+// WaitForCacheSync waits for them to sync; Shutdown waits for them to
+// stop once the contexts given to Start are done.
+//
+// # Dynamic informers
+//
+// Factory.ForResource caches objects of any resource as
+// unstructured.Unstructured ([DynamicInformer]), listing and watching with
+// the dynamic client through [NewDynamicListerWatcher]. The factory's
+// namespace applies to namespaced resources; for a cluster-scoped one
+// (found through the client's RESTMapper) it is ignored.
+//
+// # Objects are shared
+//
+// The informer never copies objects: the cache, the lister and every
+// handler get the same pointers. Treat them as read-only; DeepCopy an
+// object before modifying it (to send an update, say). See "Objects are
+// shared" in the cache package, and cache.MutationDetector for tests.
+//
+// # Errors
+//
+// An informer never stops on an error. A failed list or watch is reported
+// to the watch error handler and retried with backoff by the reflector,
+// which relists when it must. An object the client cannot decode (a
+// custom resource whose stored form does not fit its Go type) fails the
+// whole list or ends the watch, so it is reported and retried like any
+// other error, but also blocks progress: the informer does not sync while
+// a list contains it, and a watch stalls at its event until the object is
+// fixed and the watch's resourceVersion has expired. The same holds in
+// client-go. A transform error fails a list (it is retried) and skips a
+// watch event (it is logged).
+//
+// # Goroutines
+//
+// Run owns every goroutine of an informer (the reflector's loop and its
+// watch, one per handler, the resync timer) and returns only when all have
+// ended. A Factory's Start runs each informer in a goroutine that Shutdown
+// waits for.
+//
+// # Differences from client-go
+//
+//   - Generic: handlers, listers and indexers take and return *T; no
+//     interface{} and no type assertions.
+//   - OnDelete receives the object and a finalStateUnknown flag instead of
+//     an object or a DeletedFinalStateUnknown tombstone.
+//   - Resyncs go to an OnResync method, never to OnUpdate; handlers that do
+//     not want them cost nothing. There is one resync period per informer,
+//     not one per handler.
+//   - A relist is diffed against the cache by the cache itself
+//     (cache.ReplaceDiff); unchanged objects give no notification, where
+//     client-go delivers them as updates to resyncing handlers.
+//   - There is no DeltaFIFO between the reflector and the cache: the
+//     reflector writes to the informer, which updates the cache and queues
+//     notifications under one lock. Per-handler queues are as in client-go
+//     (unbounded, one goroutine each).
+//   - Registrations have Synced and Done channels; WaitForSync and
+//     WaitForCacheSync wait on channels rather than polling.
+//   - Indexes can be added after the informer has started.
+//   - WaitForCacheSync returns an error naming the informers that did not
+//     sync, rather than a map.
+package informer

@@ -1,0 +1,226 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/api/unstructured"
+	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/informer"
+)
+
+// startFactory starts f until the test ends, then stops it and waits for
+// its informers.
+func startFactory(t *testing.T, f *informer.Factory) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	f.Start(ctx)
+	t.Cleanup(func() {
+		cancel()
+		f.Shutdown()
+	})
+	return ctx
+}
+
+func waitCaches(t *testing.T, f *informer.Factory) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cacheNames[PT metav1.Object](objs []PT) string {
+	var s []string
+	for _, o := range objs {
+		if o.GetNamespace() != "" {
+			s = append(s, o.GetNamespace()+"/"+o.GetName())
+		} else {
+			s = append(s, o.GetName())
+		}
+	}
+	slices.Sort(s)
+	return strings.Join(s, " ")
+}
+
+// TestFactorySharing: one informer per type and scope; scopes select what
+// the informers cache; cluster-scoped kinds ignore the namespace.
+func TestFactorySharing(t *testing.T) {
+	e := newEnv(t)
+	e.namespace(t, "other")
+	e.create(t, "web", "app", "web")
+	e.create(t, "db", "app", "db")
+	if _, err := e.cms.Namespace("other").Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()))
+	inNS := informer.For[corev1.ConfigMap](f)
+	if again := informer.For[corev1.ConfigMap](f, informer.WithNamespace("inf")); again != inNS {
+		t.Error("For with the same type and scope made a second informer")
+	}
+	web := informer.For[corev1.ConfigMap](f, informer.WithLabelSelector("app=web"))
+	if web == inNS || informer.For[corev1.ConfigMap](f, informer.WithLabelSelector("app=web")) != web {
+		t.Error("informers by label selector not shared per selector")
+	}
+	byName := informer.For[corev1.ConfigMap](f, informer.WithFieldSelector("metadata.name=db"))
+	all := informer.For[corev1.ConfigMap](f, informer.WithNamespace(""))
+	nss := informer.For[corev1.Namespace](f)
+	if informer.For[corev1.Namespace](f, informer.WithNamespace("")) != nss {
+		t.Error("a cluster-scoped kind got one informer per namespace")
+	}
+	ctx := startFactory(t, f)
+	waitCaches(t, f)
+	for _, tc := range []struct {
+		name string
+		inf  *informer.SharedInformer[corev1.ConfigMap, *corev1.ConfigMap]
+		want string
+	}{
+		{"namespace", inNS, "inf/db inf/web"},
+		{"label selector", web, "inf/web"},
+		{"field selector", byName, "inf/db"},
+		{"all namespaces", all, "inf/db inf/web other/elsewhere"},
+	} {
+		if got := cacheNames(tc.inf.Indexer().List()); got != tc.want {
+			t.Errorf("%s: cache holds %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := cacheNames(nss.Indexer().List()); !strings.Contains(got, "inf") || !strings.Contains(got, "other") {
+		t.Errorf("namespaces informer holds %q", got)
+	}
+	if _, err := inNS.Lister().Namespace("inf").Get("nope"); err == nil || err.Error() != `configmaps "nope" not found` {
+		t.Errorf("lister NotFound: %v", err)
+	}
+
+	// An informer asked for after Start runs at the next Start.
+	secrets := informer.For[corev1.Secret](f)
+	if secrets.HasSynced() {
+		t.Fatal("synced before being started")
+	}
+	f.Start(ctx)
+	waitCaches(t, f)
+	if !secrets.HasSynced() {
+		t.Error("informer asked for after Start not synced after the second Start")
+	}
+}
+
+// unregistered is a type the client's scheme does not know.
+type unregistered struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+// TestFactoryWaitForCacheSyncFails: an informer that cannot list never
+// syncs; WaitForCacheSync names it when ctx ends, and the factory's watch
+// error handler hears why.
+func TestFactoryWaitForCacheSyncFails(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	var errs []error
+	var names []string
+	f := informer.NewFactory(e.c, informer.WithLogger(quietLogger()), informer.WithWatchErrorHandler(func(name string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		names = append(names, name)
+		errs = append(errs, err)
+	}))
+	informer.For[corev1.ConfigMap](f)
+	bad := informer.For[unregistered](f)
+	startFactory(t, f)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := f.WaitForCacheSync(ctx)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), bad.Name()) || strings.Contains(err.Error(), "ConfigMap") {
+		t.Fatalf("WaitForCacheSync: %v; want a deadline error naming only %s", err, bad.Name())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var nre *client.NotRegisteredError
+	if len(errs) == 0 || !errors.As(errs[0], &nre) || names[0] != bad.Name() {
+		t.Errorf("watch errors %v from %v, want NotRegisteredError from %s", errs, names, bad.Name())
+	}
+}
+
+// TestFactoryTransformAndResync: the factory's transform and resync apply
+// to its informers.
+func TestFactoryTransformAndResync(t *testing.T) {
+	e := newEnv(t)
+	e.create(t, "a")
+	f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()),
+		informer.WithResync(10*time.Millisecond),
+		informer.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "" }),
+		informer.WithTransform(func(obj metav1.Object) (metav1.Object, error) {
+			obj.SetManagedFields(nil)
+			obj.SetAnnotations(map[string]string{"transformed": "yes"})
+			return obj, nil
+		}))
+	inf := informer.For[corev1.ConfigMap](f)
+	rec := resyncRecorder[corev1.ConfigMap, *corev1.ConfigMap]{newCMRecorder()}
+	if _, err := inf.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	startFactory(t, f)
+	rec.waitFor(t, "a resync", func(ev []event) bool {
+		return slices.ContainsFunc(ev, func(e event) bool { return e.kind == "resync" })
+	})
+	a, err := inf.Lister().Namespace("inf").Get("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Annotations["transformed"] != "yes" || a.ManagedFields != nil {
+		t.Errorf("not transformed: %+v", a.ObjectMeta)
+	}
+}
+
+type uRecorder = recorder[unstructured.Unstructured, *unstructured.Unstructured]
+
+// TestDynamicInformer: an informer of unstructured objects by resource,
+// namespaced or cluster-scoped, with the factory's namespace (and
+// streaming lists).
+func TestDynamicInformer(t *testing.T) {
+	e := newEnv(t)
+	e.create(t, "a")
+	f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()), informer.WithStreamingList())
+	cmGVR := client.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	cms := f.ForResource(cmGVR)
+	if f.ForResource(cmGVR) != cms {
+		t.Error("ForResource made a second informer for the same resource and scope")
+	}
+	nsGVR := client.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	nss := f.ForResource(nsGVR)
+	rec := newRecorder[unstructured.Unstructured]()
+	reg, err := cms.AddEventHandler(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startFactory(t, f)
+	waitCaches(t, f)
+	waitSynced(t, reg)
+	e.create(t, "b")
+	e.update(t, "a", "1")
+	e.delete(t, "b")
+	evs := rec.waitCount(t, 4)
+	if got, want := join(strs(evs)), "add:a:initial add:b update:a delete:b"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	a, err := cms.Lister().Namespace("inf").Get("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedString(a.Object, "data", "v"); v != "1" || a.GetKind() != "ConfigMap" {
+		t.Errorf("cached a: %v", a.Object)
+	}
+	if _, err := cms.Lister().Namespace("inf").Get("b"); err == nil || err.Error() != `configmaps "b" not found` {
+		t.Errorf("Get(b): %v", err)
+	}
+	if got := cacheNames(nss.Indexer().List()); !strings.Contains(got, "inf") || !strings.Contains(got, "default") {
+		t.Errorf("cluster-scoped dynamic informer holds %q", got)
+	}
+}
