@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/cache"
+	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/informer"
+	"github.com/kapi-dev/kapi/workqueue"
+)
+
+// MirrorLabel marks the ConfigMaps the controller mirrors.
+const MirrorLabel = "kapi.dev/mirror"
+
+// StatusAnnotation records on a ConfigMap the resourceVersion of it that its
+// Secret last mirrored: the controller's status.
+const StatusAnnotation = "kapi.dev/mirrored-version"
+
+// Controller keeps, for every ConfigMap labelled MirrorLabel=true in a
+// namespace, a Secret of the same name holding the same data and owned by the
+// ConfigMap (so that garbage collection removes it with its owner).
+type Controller struct {
+	c         *client.Client
+	namespace string
+	cms       *informer.SharedInformer[corev1.ConfigMap, *corev1.ConfigMap]
+	secrets   *informer.SharedInformer[corev1.Secret, *corev1.Secret]
+	queue     workqueue.RateLimitingQueue[string]
+	log       *slog.Logger
+}
+
+// NewController wires informers for ConfigMaps and Secrets of namespace into a
+// rate-limited work queue of ConfigMap keys.
+func NewController(c *client.Client, factory *informer.Factory, namespace string, log *slog.Logger) (*Controller, error) {
+	ctl := &Controller{
+		c:         c,
+		namespace: namespace,
+		cms:       informer.For[corev1.ConfigMap](factory, informer.WithNamespace(namespace), informer.WithLabelSelector(MirrorLabel+"=true")),
+		secrets:   informer.For[corev1.Secret](factory, informer.WithNamespace(namespace)),
+		queue:     workqueue.NewRateLimiting[string](nil, workqueue.Config{}),
+		log:       log,
+	}
+	enqueue := func(cm *corev1.ConfigMap) { ctl.queue.Add(cm.Namespace + "/" + cm.Name) }
+	if _, err := ctl.cms.AddEventHandler(informer.HandlerFuncs[corev1.ConfigMap]{
+		AddFunc:    func(cm *corev1.ConfigMap, _ bool) { enqueue(cm) },
+		UpdateFunc: func(_, cm *corev1.ConfigMap) { enqueue(cm) },
+		DeleteFunc: func(cm *corev1.ConfigMap, _ bool) { enqueue(cm) },
+	}); err != nil {
+		return nil, err
+	}
+	// A Secret changed or deleted behind the controller's back is put right.
+	owner := func(s *corev1.Secret) {
+		for _, ref := range s.OwnerReferences {
+			if ref.Kind == "ConfigMap" && ref.Controller != nil && *ref.Controller {
+				ctl.queue.Add(s.Namespace + "/" + ref.Name)
+			}
+		}
+	}
+	if _, err := ctl.secrets.AddEventHandler(informer.HandlerFuncs[corev1.Secret]{
+		UpdateFunc: func(_, s *corev1.Secret) { owner(s) },
+		DeleteFunc: func(s *corev1.Secret, _ bool) { owner(s) },
+	}); err != nil {
+		return nil, err
+	}
+	return ctl, nil
+}
+
+// Run processes the queue with workers goroutines until ctx is done. The
+// informers must have been started and synced.
+func (ctl *Controller) Run(ctx context.Context, workers int) {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for ctl.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	ctl.queue.ShutDownWithDrain()
+	wg.Wait()
+}
+
+func (ctl *Controller) processNext(ctx context.Context) bool {
+	key, shutdown := ctl.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer ctl.queue.Done(key)
+	if err := ctl.reconcile(ctx, key); err != nil {
+		if ctx.Err() != nil {
+			return true // shutting down; the queue drains and stops
+		}
+		ctl.log.Info("reconcile failed; retrying", "key", key, "err", err, "retries", ctl.queue.NumRequeues(key))
+		ctl.queue.AddRateLimited(key)
+		return true
+	}
+	ctl.queue.Forget(key)
+	return true
+}
+
+// reconcile makes the Secret of the ConfigMap key match it.
+func (ctl *Controller) reconcile(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitKey(key)
+	if err != nil {
+		return nil // not ours; nothing will ever make it valid
+	}
+	secrets := client.For[corev1.Secret](ctl.c).Namespace(ns)
+	cm, err := ctl.cms.Lister().Namespace(ns).Get(name)
+	if cache.IsNotFound(err) {
+		// The owner is gone. A cluster's garbage collector deletes the
+		// Secret through its owner reference; do it here too, so the
+		// controller works where none runs.
+		err := secrets.Delete(ctx, name, metav1.DeleteOptions{})
+		if client.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	want := desiredSecret(cm)
+	have, err := ctl.secrets.Lister().Namespace(ns).Get(name)
+	switch {
+	case cache.IsNotFound(err):
+		if _, err := secrets.Create(ctx, want, metav1.CreateOptions{}); err != nil && !client.IsAlreadyExists(err) {
+			return fmt.Errorf("creating secret: %w", err)
+		}
+	case err != nil:
+		return err
+	case !maps.EqualFunc(have.Data, want.Data, func(a, b []byte) bool { return string(a) == string(b) }) || !ownedBy(have, cm):
+		upd := have.DeepCopy() // objects from the cache are shared: copy before changing
+		upd.Data, upd.OwnerReferences = want.Data, want.OwnerReferences
+		if _, err := secrets.Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating secret: %w", err)
+		}
+	}
+	// Status: record which version of the ConfigMap is mirrored.
+	if cm.Annotations[StatusAnnotation] == cm.ResourceVersion {
+		return nil
+	}
+	upd := cm.DeepCopy()
+	if upd.Annotations == nil {
+		upd.Annotations = map[string]string{}
+	}
+	upd.Annotations[StatusAnnotation] = cm.ResourceVersion
+	_, err = client.For[corev1.ConfigMap](ctl.c).Namespace(ns).Update(ctx, upd, metav1.UpdateOptions{})
+	if client.IsConflict(err) {
+		return errors.New("the ConfigMap changed meanwhile") // requeued; the next event brings the new version
+	}
+	return err
+}
+
+func desiredSecret(cm *corev1.ConfigMap) *corev1.Secret {
+	data := make(map[string][]byte, len(cm.Data))
+	for k, v := range cm.Data {
+		data[k] = []byte(v)
+	}
+	yes := true
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: cm.Name, Namespace: cm.Namespace,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID,
+				Controller: &yes, BlockOwnerDeletion: &yes,
+			}},
+		},
+		Data: data,
+	}
+}
+
+func ownedBy(s *corev1.Secret, cm *corev1.ConfigMap) bool {
+	for _, ref := range s.OwnerReferences {
+		if ref.UID == cm.UID && ref.Controller != nil && *ref.Controller {
+			return true
+		}
+	}
+	return false
+}
