@@ -265,19 +265,8 @@ func EncodeProtobufList[T ProtoMarshaler](w io.Writer, typ metav1.TypeMeta, meta
 		sizes[i] = it.Size()
 		size += 1 + protowire.SizeBytes(sizes[i])
 	}
-	tm := envTypeMetaSize(typ)
 	bw := bufio.NewWriterSize(w, 32<<10)
-	b := make([]byte, 0, 64+tm)
-	b = append(b, EnvelopeMagic...)
-	b = protowire.AppendTag(b, envFieldTypeMeta, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(tm))
-	b = protowire.AppendTag(b, envTypeMetaAPIVersion, protowire.BytesType)
-	b = protowire.AppendString(b, typ.APIVersion)
-	b = protowire.AppendTag(b, envTypeMetaKind, protowire.BytesType)
-	b = protowire.AppendString(b, typ.Kind)
-	b = protowire.AppendTag(b, envFieldRaw, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(size))
-	if _, err := bw.Write(b); err != nil {
+	if _, err := bw.Write(appendEnvelopeHeader(nil, typ, size)); err != nil {
 		return err
 	}
 	var buf []byte
@@ -304,7 +293,7 @@ func EncodeProtobufList[T ProtoMarshaler](w io.Writer, typ metav1.TypeMeta, meta
 			return err
 		}
 	}
-	if _, err := bw.Write([]byte{envFieldContentEncoding<<3 | 2, 0, envFieldContentType<<3 | 2, 0}); err != nil {
+	if _, err := bw.Write(envelopeTrailer); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -24,18 +24,8 @@ type ProtoUnmarshaler interface {
 // allocation, no copy of the encoded object.
 func MarshalProtobuf(typ metav1.TypeMeta, obj ProtoMarshaler) ([]byte, error) {
 	size := obj.Size()
-	tm := envTypeMetaSize(typ)
-	n := len(EnvelopeMagic) + 1 + protowire.SizeBytes(tm) + 1 + protowire.SizeBytes(size) + 4
-	b := make([]byte, 0, n)
-	b = append(b, EnvelopeMagic...)
-	b = protowire.AppendTag(b, envFieldTypeMeta, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(tm))
-	b = protowire.AppendTag(b, envTypeMetaAPIVersion, protowire.BytesType)
-	b = protowire.AppendString(b, typ.APIVersion)
-	b = protowire.AppendTag(b, envTypeMetaKind, protowire.BytesType)
-	b = protowire.AppendString(b, typ.Kind)
-	b = protowire.AppendTag(b, envFieldRaw, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(size))
+	n := len(EnvelopeMagic) + 1 + protowire.SizeBytes(envTypeMetaSize(typ)) + 1 + protowire.SizeBytes(size) + len(envelopeTrailer)
+	b := appendEnvelopeHeader(make([]byte, 0, n), typ, size)
 	start := len(b)
 	b = b[:start+size]
 	written, err := obj.MarshalToSizedBuffer(b[start:])
@@ -45,9 +35,25 @@ func MarshalProtobuf(typ metav1.TypeMeta, obj ProtoMarshaler) ([]byte, error) {
 	if written != size {
 		return nil, fmt.Errorf("codec: %s marshalled %d bytes, Size said %d", typ.Kind, written, size)
 	}
-	// contentEncoding and contentType, empty, as Kubernetes always writes them.
-	b = append(b, envFieldContentEncoding<<3|2, 0, envFieldContentType<<3|2, 0)
-	return b, nil
+	return append(b, envelopeTrailer...), nil
+}
+
+// envelopeTrailer is the envelope's contentEncoding and contentType, empty, as
+// Kubernetes always writes them after the raw object.
+var envelopeTrailer = []byte{envFieldContentEncoding<<3 | 2, 0, envFieldContentType<<3 | 2, 0}
+
+// appendEnvelopeHeader appends the envelope up to the start of a raw object of
+// rawSize bytes: the magic, the type and the raw field's tag and length.
+func appendEnvelopeHeader(b []byte, typ metav1.TypeMeta, rawSize int) []byte {
+	b = append(b, EnvelopeMagic...)
+	b = protowire.AppendTag(b, envFieldTypeMeta, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(envTypeMetaSize(typ)))
+	b = protowire.AppendTag(b, envTypeMetaAPIVersion, protowire.BytesType)
+	b = protowire.AppendString(b, typ.APIVersion)
+	b = protowire.AppendTag(b, envTypeMetaKind, protowire.BytesType)
+	b = protowire.AppendString(b, typ.Kind)
+	b = protowire.AppendTag(b, envFieldRaw, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(rawSize))
 }
 
 // UnmarshalProtobuf decodes a protobuf envelope into obj and returns the kind and
