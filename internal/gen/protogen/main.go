@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"go/format"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -88,18 +89,13 @@ var deepCopyOnly = []any{
 	metav1.Table{}, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{},
 }
 
-// ownDeepCopy types copy themselves (hand-written DeepCopyInto, or plain values).
-var ownDeepCopy = map[reflect.Type]bool{
-	reflect.TypeFor[metav1.Time]():          true,
-	reflect.TypeFor[metav1.MicroTime]():     true,
-	reflect.TypeFor[metav1.Duration]():      true,
-	reflect.TypeFor[metav1.FieldsV1]():      true,
-	reflect.TypeFor[metav1.RawExtension]():  true,
-	reflect.TypeFor[metav1.TypeMeta]():      true,
-	reflect.TypeFor[resource.Quantity]():    true,
-	reflect.TypeFor[intstr.IntOrString]():   true,
-	reflect.TypeFor[apiextensionsv1.JSON](): true,
-}
+// ownDeepCopy types copy themselves: the hand-written wire types (plain values
+// or with their own DeepCopyInto) and apiextensions' JSON.
+var ownDeepCopy = func() map[reflect.Type]bool {
+	m := maps.Clone(handWritten)
+	m[reflect.TypeFor[apiextensionsv1.JSON]()] = true
+	return m
+}()
 
 // walk calls add for every struct type reachable from roots through the fields
 // that follow accepts, stopping at the types in stop.
