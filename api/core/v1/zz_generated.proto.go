@@ -108,7 +108,6 @@ func (m *CSIVolumeSource) Size() (n int) {
 		n += 1 + pb.SizeBytes(len(*m.FSType))
 	}
 	for k, v := range m.VolumeAttributes {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	if m.NodePublishSecretRef != nil {
@@ -205,7 +204,6 @@ func (m *ConfigMap) Size() (n int) {
 	}
 	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
 	for k, v := range m.Data {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	for k, v := range m.BinaryData {
@@ -508,7 +506,6 @@ func (m *ContainerStatus) Size() (n int) {
 		n += 1 + 1
 	}
 	for k, v := range m.AllocatedResources {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	if m.Resources != nil {
@@ -875,7 +872,6 @@ func (m *FlexVolumeSource) Size() (n int) {
 	}
 	n += 1 + 1
 	for k, v := range m.Options {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	return n
@@ -1477,11 +1473,9 @@ func (m *NodeStatus) Size() (n int) {
 		return 0
 	}
 	for k, v := range m.Capacity {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	for k, v := range m.Allocatable {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	n += 1 + pb.SizeBytes(len(m.Phase))
@@ -1715,7 +1709,6 @@ func (m *PodCertificateProjection) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.KeyPath))
 	n += 1 + pb.SizeBytes(len(m.CertificateChainPath))
 	for k, v := range m.UserAnnotations {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	if m.User != nil {
@@ -1933,7 +1926,6 @@ func (m *PodSpec) Size() (n int) {
 	}
 	n += 1 + pb.SizeBytes(len(m.DNSPolicy))
 	for k, v := range m.NodeSelector {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	n += 1 + pb.SizeBytes(len(m.ServiceAccountName))
@@ -1989,7 +1981,6 @@ func (m *PodSpec) Size() (n int) {
 		n += 2 + pb.SizeBytes(len(*m.PreemptionPolicy))
 	}
 	for k, v := range m.Overhead {
-		_ = v
 		n += 2 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	for k := range m.TopologySpreadConstraints {
@@ -2070,7 +2061,6 @@ func (m *PodStatus) Size() (n int) {
 		n += 2 + pb.SizeBytes(m.ExtendedResourceClaimStatus.Size())
 	}
 	for k, v := range m.AllocatedResources {
-		_ = v
 		n += 2 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	if m.Resources != nil {
@@ -2270,11 +2260,9 @@ func (m *ResourceRequirements) Size() (n int) {
 		return 0
 	}
 	for k, v := range m.Limits {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	for k, v := range m.Requests {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	for k := range m.Claims {
@@ -2354,7 +2342,6 @@ func (m *Secret) Size() (n int) {
 	}
 	n += 1 + pb.SizeBytes(len(m.Type))
 	for k, v := range m.StringData {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	if m.Immutable != nil {
@@ -2574,7 +2561,6 @@ func (m *ServiceSpec) Size() (n int) {
 		n += 1 + pb.SizeBytes(m.Ports[k].Size())
 	}
 	for k, v := range m.Selector {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	n += 1 + pb.SizeBytes(len(m.ClusterIP))
@@ -2871,11 +2857,9 @@ func (m *VolumeResourceRequirements) Size() (n int) {
 		return 0
 	}
 	for k, v := range m.Limits {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	for k, v := range m.Requests {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	return n

@@ -116,7 +116,6 @@ func (m *LabelSelector) Size() (n int) {
 		return 0
 	}
 	for k, v := range m.MatchLabels {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	for k := range m.MatchExpressions {
@@ -206,11 +205,9 @@ func (m *ObjectMeta) Size() (n int) {
 		n += 1 + pb.SizeVarint(uint64(*m.DeletionGracePeriodSeconds))
 	}
 	for k, v := range m.Labels {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	for k, v := range m.Annotations {
-		_ = v
 		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
 	}
 	for k := range m.OwnerReferences {

@@ -321,7 +321,7 @@ func (g *gen) sizeField(f field) {
 			return
 		}
 		val = g.sizeOf(t.Elem(), "v", 1)
-		g.p(s, "\tfor k, v := range %s {\n\t\t_ = v\n\t\tn += %d + pb.SizeBytes(%s + %s)\n\t}", v, ts, g.sizeOf(t.Key(), "k", 1), val)
+		g.p(s, "\tfor k, v := range %s {\n\t\tn += %d + pb.SizeBytes(%s + %s)\n\t}", v, ts, g.sizeOf(t.Key(), "k", 1), val)
 	default:
 		g.p(s, "\tn += %s", g.sizeOf(t, v, ts))
 	}
