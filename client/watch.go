@@ -40,9 +40,11 @@ const (
 type Event[T any] struct {
 	// Type says what happened.
 	Type EventType
-	// Object is the object the event is about; nil for EventError.
+	// Object is the object the event is about; nil for EventError, and for
+	// an event whose object could not be decoded.
 	Object *T
-	// Err is the error of an EventError.
+	// Err is the error of an EventError, or a *DecodeError for an event of
+	// another type whose object could not be decoded (the watch goes on).
 	Err error
 }
 
@@ -150,13 +152,44 @@ func decodeEvent[T any](typ EventType, raw []byte, protobuf bool, decode func([]
 	case EventAdded, EventModified, EventDeleted, EventBookmark:
 		obj, err := decode(raw)
 		if err != nil {
-			return Event[T]{Type: EventError, Err: fmt.Errorf("client: decoding %s watch event: %w", typ, err)}
+			// The frame was read whole, so the stream goes on; the event
+			// says which object could not be decoded.
+			return Event[T]{Type: typ, Err: newDecodeError(typ, raw, protobuf, err)}
 		}
 		return Event[T]{Type: typ, Object: obj}
 	case EventError:
 		return Event[T]{Type: EventError, Err: watchStatusError(raw, protobuf)}
 	}
 	return Event[T]{Type: EventError, Err: fmt.Errorf("client: unknown watch event type %q", typ)}
+}
+
+// DecodeError is the Err of a watch event whose object could not be decoded
+// into the client's type (for example a custom resource whose stored data does
+// not match the Go struct). The watch goes on after it. The object's metadata
+// is decoded on its own when possible, so that a cache can report the object
+// and move its resourceVersion past it.
+type DecodeError struct {
+	Type            EventType
+	Namespace, Name string
+	ResourceVersion string
+	Err             error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("client: decoding the object of a %s watch event (%s/%s at resourceVersion %s): %v",
+		e.Type, e.Namespace, e.Name, e.ResourceVersion, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+func newDecodeError(typ EventType, raw []byte, protobuf bool, err error) *DecodeError {
+	var meta metav1.PartialObjectMetadata
+	if protobuf {
+		_, _ = codec.UnmarshalProtobuf(raw, &meta)
+	} else {
+		_ = kjson.Unmarshal(raw, &meta)
+	}
+	return &DecodeError{Type: typ, Namespace: meta.Namespace, Name: meta.Name, ResourceVersion: meta.ResourceVersion, Err: err}
 }
 
 // watchStatusError decodes the Status of an ERROR event.

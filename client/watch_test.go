@@ -238,6 +238,15 @@ func TestWatchBrokenStream(t *testing.T) {
 				}
 				return
 			}
+			if name == "bad object" {
+				// The frame is whole: the event reports the object, and the
+				// watch is not ended by it.
+				var de *DecodeError
+				if len(evs) == 0 || evs[0].Type != EventAdded || evs[0].Object != nil || !errors.As(evs[0].Err, &de) {
+					t.Fatalf("events %+v, want an ADDED event carrying a *DecodeError", evs)
+				}
+				return
+			}
 			if len(evs) == 0 || evs[len(evs)-1].Type != EventError || evs[len(evs)-1].Err == nil {
 				t.Fatalf("events %+v, want an EventError last", evs)
 			}

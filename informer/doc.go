@@ -46,8 +46,16 @@
 //     inferred by a relist (the object is missing from the new list: it was
 //     deleted while the watch was down), obj is the last state the cache
 //     knew, possibly stale, and finalStateUnknown is true. A watched
-//     deletion is delivered even if the cache did not hold the object (its
-//     add was lost to a transform or index error), as client-go does.
+//     deletion of an object the cache does not hold (its delete was already
+//     inferred by a relist, or its add was lost to a transform or index
+//     error) is not delivered: handlers never saw the object.
+//
+// Notifications are about one object, identified by its uid: an object
+// deleted and created again under the same name while the informer was not
+// watching (a relist, or a watch that resumed past the delete) is
+// announced as OnDelete(old, true) then OnAdd(new, false), never as an
+// update from one to the other. So for each uid a handler sees one add,
+// then updates, then at most one delete.
 //
 // The delete method is typed: it replaces client-go's OnDelete(obj any),
 // which received either the object or a DeletedFinalStateUnknown tombstone
@@ -93,8 +101,10 @@
 // Handlers then get the difference between the old and the new contents:
 // first OnDelete(obj, true) for every object that vanished, in key order,
 // then, in the order of the list, OnAdd(obj, false) for new objects and
-// OnUpdate(old, new) for objects whose resourceVersion changed. Objects
-// with an unchanged resourceVersion give no notification.
+// OnUpdate(old, new) for objects whose resourceVersion changed (or, for an
+// object re-created under the same name, OnDelete(old, true) then
+// OnAdd(new, false)). Objects with an unchanged resourceVersion give no
+// notification.
 //
 // # Resync
 //
@@ -166,6 +176,10 @@
 //   - A relist is diffed against the cache by the cache itself
 //     (cache.ReplaceDiff); unchanged objects give no notification, where
 //     client-go delivers them as updates to resyncing handlers.
+//   - A re-created object (same name, new uid) is a delete and an add,
+//     where client-go delivers an update between two different objects;
+//     a watched delete of an object not in the cache is dropped, where
+//     client-go delivers it.
 //   - There is no DeltaFIFO between the reflector and the cache: the
 //     reflector writes to the informer, which updates the cache and queues
 //     notifications under one lock. Per-handler queues are as in client-go

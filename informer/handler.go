@@ -15,7 +15,8 @@ type ResourceEventHandler[T any] interface {
 	// each of them.
 	OnAdd(obj *T, isInitialList bool)
 	// OnUpdate is called when an object changed: newObj has a different
-	// resourceVersion than oldObj, the state the handler saw last.
+	// resourceVersion than oldObj, the state the handler saw last, and the
+	// same uid (a re-created object is a delete and an add instead).
 	OnUpdate(oldObj, newObj *T)
 	// OnDelete is called for an object that is gone. When the informer saw
 	// the deletion (a watch DELETED event), obj is the object's final state

@@ -78,6 +78,11 @@ func cm(name, rv string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
+func withUID(c *corev1.ConfigMap, uid string) *corev1.ConfigMap {
+	c.UID = metav1.UID(uid)
+	return c
+}
+
 // startForTest starts delivery to handlers without a reflector; the test
 // writes through the returned store.
 func startForTest(t *testing.T, s *SharedInformer[corev1.ConfigMap, *corev1.ConfigMap]) storeAdapter[corev1.ConfigMap, *corev1.ConfigMap] {
@@ -96,8 +101,10 @@ func startForTest(t *testing.T, s *SharedInformer[corev1.ConfigMap, *corev1.Conf
 	return storeAdapter[corev1.ConfigMap, *corev1.ConfigMap]{s}
 }
 
-// TestStoreNotifications: which notification each write gives, and that a
-// write of the cached resourceVersion gives none.
+// TestStoreNotifications: which notification each write gives; a write of
+// the cached resourceVersion gives none, a re-created object (another uid)
+// is a delete and an add, and a delete of an object handlers never saw is
+// dropped.
 func TestStoreNotifications(t *testing.T) {
 	s := New[corev1.ConfigMap](nil, Config[corev1.ConfigMap]{})
 	log := newCallLog()
@@ -125,6 +132,15 @@ func TestStoreNotifications(t *testing.T) {
 		}, []string{"delete c@3 unknown", "update b@5->9", "add f@10"}},
 		{"empty relist", func() error { return st.Replace(nil, "11") },
 			[]string{"delete a@4 unknown", "delete b@9 unknown", "delete d@6 unknown", "delete f@10 unknown"}},
+		{"delete of an unknown object", func() error { return st.Delete(cm("a", "12")) }, nil},
+		// Re-created objects: same name, another uid.
+		{"add with uid", func() error { return st.Add(withUID(cm("g", "13"), "u1")) }, []string{"add g@13"}},
+		{"watched re-creation", func() error { return st.Update(withUID(cm("g", "14"), "u2")) },
+			[]string{"delete g@13 unknown", "add g@14"}},
+		{"delete of a namesake", func() error { return st.Delete(withUID(cm("g", "15"), "u1")) }, nil},
+		{"re-creation in a relist", func() error { return st.Replace([]*corev1.ConfigMap{withUID(cm("g", "16"), "u3")}, "16") },
+			[]string{"delete g@14 unknown", "add g@16"}},
+		{"delete", func() error { return st.Delete(withUID(cm("g", "17"), "u3")) }, []string{"delete g@17"}},
 	}
 	n := 0
 	for _, step := range steps {

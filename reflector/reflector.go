@@ -366,6 +366,16 @@ func (r *Reflector[T]) handleEvents(ctx context.Context, w *client.Watcher[T], i
 		if ev.Type == client.EventError {
 			return gotInitial, ev.Err
 		}
+		if ev.Err != nil {
+			// One object that does not decode is reported and skipped; the
+			// watch moves past it so it cannot stall every later change.
+			r.cfg.WatchErrorHandler(ev.Err)
+			var de *client.DecodeError
+			if errors.As(ev.Err, &de) && de.ResourceVersion != "" && gotInitial {
+				r.lastRV.Store(de.ResourceVersion)
+			}
+			continue
+		}
 		if ev.Object == nil {
 			continue
 		}
