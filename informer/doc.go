@@ -149,13 +149,12 @@
 // An informer never stops on an error. A failed list or watch is reported
 // to the watch error handler and retried with backoff by the reflector,
 // which relists when it must. An object the client cannot decode (a
-// custom resource whose stored form does not fit its Go type) fails the
-// whole list or ends the watch, so it is reported and retried like any
-// other error, but also blocks progress: the informer does not sync while
-// a list contains it, and a watch stalls at its event until the object is
-// fixed and the watch's resourceVersion has expired. The same holds in
-// client-go. A transform error fails a list (it is retried) and skips a
-// watch event (it is logged).
+// custom resource whose stored form does not fit its Go type) in a watch
+// event is reported (a *client.DecodeError naming it) and skipped: the watch
+// moves past it. In a list it still fails the whole list, which is reported
+// and retried with backoff, so the informer does not sync while a list
+// contains such an object. A transform error fails a list (it is retried)
+// and skips a watch event (it is logged).
 //
 // # Goroutines
 //
