@@ -149,7 +149,18 @@ func converge(t *testing.T, seed uint64) {
 	mem := srv.Storage().(*storage.Memory)
 	pace := time.NewTicker(3 * time.Millisecond) // spread the writes over about a second of faults
 	defer pace.Stop()
-	for i := range 600 {
+	injected := func() (n int64) {
+		for _, c := range faults.Counts() {
+			n += c
+		}
+		return n
+	}
+	// At least 600 writes, and on until the informer has met at least 5
+	// faults (how many requests it makes depends on timing).
+	for i := 0; i < 600 || injected() < 5; i++ {
+		if i == 6000 {
+			t.Fatalf("seed %d: only %d faults injected after %d writes (%v)", seed, injected(), i, faults.Counts())
+		}
 		<-pace.C
 		name := fmt.Sprintf("cm-%02d", rng.IntN(30))
 		switch op := rng.IntN(10); {
@@ -172,13 +183,6 @@ func converge(t *testing.T, seed uint64) {
 		}
 	}
 	faults.SetEnabled(false)
-	var injected int64
-	for _, n := range faults.Counts() {
-		injected += n
-	}
-	if injected < 3 {
-		t.Fatalf("seed %d: only %d faults were injected (%v); the test would prove nothing", seed, injected, faults.Counts())
-	}
 
 	// Converge: the cache must equal the server's list.
 	final, err := cms.List(ctx, metav1.ListOptions{})
