@@ -23,7 +23,8 @@ type ListHeader struct {
 var ErrStop = errors.New("codec: stop")
 
 // DecodeJSONList reads a list document ({"kind":…,"metadata":{…},"items":[…]})
-// from r and calls fn with each item as soon as it is decoded, in order. It never
+// from r and calls fn with each item as soon as it is decoded, in order. Items
+// that do not fit T are skipped and reported in an *ItemErrors. It never
 // holds more than one item: memory is bounded by the largest item, not the list.
 // fn may keep the item (a new one is allocated for each call). Fields other than
 // kind, apiVersion, metadata and items are skipped.
@@ -32,6 +33,7 @@ var ErrStop = errors.New("codec: stop")
 // decoding ends and the header holds what was read so far.
 func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
 	var h ListHeader
+	var skipped *ItemErrors
 	dec := kjson.NewDecoder(r)
 	tok, err := dec.ReadToken()
 	if err != nil {
@@ -58,6 +60,9 @@ func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
 			if errors.Is(err, ErrStop) {
 				return h, nil
 			}
+			if errors.As(err, &skipped) {
+				err = nil // reported at the end, once the rest is read
+			}
 		default:
 			err = dec.SkipValue()
 		}
@@ -67,6 +72,9 @@ func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return h, fmt.Errorf("codec: decoding list: %w", err)
+	}
+	if skipped != nil {
+		return h, skipped
 	}
 	return h, nil
 }
@@ -83,17 +91,51 @@ func decodeJSONItems[T any](dec *jsontext.Decoder, fn func(*T) error) error {
 	if tok.Kind() != '[' {
 		return fmt.Errorf("want an array, found %v", tok.Kind())
 	}
+	var bad []ItemError
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		item := new(T)
+		before := dec.InputOffset()
 		if err := kjson.UnmarshalDecode(dec, item); err != nil {
-			return fmt.Errorf("item %d: %w", i, err)
+			if errors.Is(err, io.ErrUnexpectedEOF) || dec.InputOffset() == before || dec.PeekKind() == 0 {
+				return fmt.Errorf("item %d: %w", i, err) // the stream itself is broken
+			}
+			// The item's JSON was read whole; it just does not fit T.
+			bad = append(bad, ItemError{Index: i, Err: err})
+			continue
 		}
 		if err := fn(item); err != nil {
 			return err
 		}
 	}
-	_, err = dec.ReadToken()
-	return err
+	if _, err = dec.ReadToken(); err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return &ItemErrors{Items: bad}
+	}
+	return nil
+}
+
+// ItemErrors reports the items of a list that did not decode into the Go type
+// (a custom resource whose stored data does not fit its struct, say). The
+// list decoders skip such items, hand every other one to the callback, and
+// return an *ItemErrors at the end: the list is complete but for these.
+type ItemErrors struct {
+	Items []ItemError
+}
+
+// ItemError is one item that did not decode.
+type ItemError struct {
+	// Index is the item's position in its list (or page).
+	Index int
+	Err   error
+}
+
+func (e *ItemErrors) Error() string {
+	if len(e.Items) == 1 {
+		return fmt.Sprintf("codec: list item %d skipped: %v", e.Items[0].Index, e.Items[0].Err)
+	}
+	return fmt.Sprintf("codec: %d list items skipped, the first (item %d): %v", len(e.Items), e.Items[0].Index, e.Items[0].Err)
 }
 
 // DecodeProtobufList reads a protobuf list (an envelope around a message with
@@ -123,9 +165,13 @@ func DecodeProtobufList[T any, PT interface {
 	}
 	lr := bufio.NewReaderSize(raw, 32<<10)
 	var buf []byte
+	var bad []ItemError
 	for i := 0; ; {
 		tag, err := readUvarint(lr)
 		if err == io.EOF {
+			if len(bad) > 0 {
+				return h, &ItemErrors{Items: bad}
+			}
 			return h, nil
 		}
 		if err != nil {
@@ -160,7 +206,10 @@ func DecodeProtobufList[T any, PT interface {
 		case 2:
 			item := PT(new(T))
 			if err := item.Unmarshal(buf); err != nil {
-				return h, fmt.Errorf("codec: decoding %s item %d: %w", h.Kind, i, err)
+				// The frame is length-delimited: skip the item, go on.
+				bad = append(bad, ItemError{Index: i, Err: fmt.Errorf("decoding %s item: %w", h.Kind, err)})
+				i++
+				continue
 			}
 			i++
 			if err := fn((*T)(item)); err != nil {

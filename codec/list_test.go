@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/golden"
 )
@@ -161,4 +163,71 @@ func FuzzDecodeJSONPod(f *testing.F) {
 		}
 		_, _ = codec.DecodeJSONList(bytes.NewReader(b), func(*corev1.Pod) error { return nil })
 	})
+}
+
+// TestDecodeListSkipsItemsThatDoNotFit: an item whose data does not fit the Go
+// type is skipped and reported; the items around it are delivered.
+func TestDecodeListSkipsItemsThatDoNotFit(t *testing.T) {
+	body := `{"kind":"PodList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":7}},{"metadata":{"name":"c"}}],"metadata":{"resourceVersion":"9"}}`
+	var got []string
+	h, err := codec.DecodeJSONList(strings.NewReader(body), func(p *corev1.Pod) error {
+		got = append(got, p.Name)
+		return nil
+	})
+	var ie *codec.ItemErrors
+	if !errors.As(err, &ie) || len(ie.Items) != 1 || ie.Items[0].Index != 1 {
+		t.Fatalf("err %v, want one skipped item at index 1", err)
+	}
+	if strings.Join(got, ",") != "a,c" || h.ListMeta.ResourceVersion != "9" {
+		t.Errorf("items %v, metadata %+v", got, h.ListMeta)
+	}
+
+	// Protobuf: a frame that does not decode as a pod.
+	list := corev1.PodList{Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "c"}}}}
+	b, err := codec.MarshalProtobuf(metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, &list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := codec.DecodeEnvelope(b)
+	// Splice a malformed item (field 2, 2 bytes: a truncated tag) between the two.
+	raw := append([]byte{}, u.Raw...)
+	first := 2 + int(raw[1]) // the ListMeta field (tag, 1-byte length, body)
+	second := first + 2 + int(raw[first+1])
+	raw = append(raw[:second:second], append([]byte{0x12, 0x02, 0x0a, 0xff}, raw[second:]...)...)
+	u.Raw = raw
+	got = nil
+	_, err = codec.DecodeProtobufList(bytes.NewReader(u.AppendEnvelope(nil)), 0, func(p *corev1.Pod) error {
+		got = append(got, p.Name)
+		return nil
+	})
+	if !errors.As(err, &ie) || len(ie.Items) != 1 || ie.Items[0].Index != 1 || strings.Join(got, ",") != "a,c" {
+		t.Errorf("protobuf: items %v, err %v", got, err)
+	}
+}
+
+// TestDecodeListBrokenItemsEnd: a syntax error inside the items ends the list
+// with an error (it is never mistaken for an item to skip).
+func TestDecodeListBrokenItemsEnd(t *testing.T) {
+	for _, body := range []string{
+		`{"items":[{"metadata":{"name":"a"}}, x]}`,
+		`{"items":[{"metadata":{"name":"a"}}, {"metadata":}]}`,
+		`{"items":[{"metadata":{"name":"a"}} {"metadata":{}}]}`,
+		`{"items":[{"metadata":{"name":7}`,
+		`{"items":[1,2,]}`,
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := codec.DecodeJSONList(strings.NewReader(body), func(*corev1.Pod) error { return nil })
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var ie *codec.ItemErrors
+			if err == nil || errors.As(err, &ie) {
+				t.Errorf("%s: err %v, want a decoding error", body, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the decoder does not end", body)
+		}
+	}
 }

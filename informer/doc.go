@@ -151,10 +151,9 @@
 // which relists when it must. An object the client cannot decode (a
 // custom resource whose stored form does not fit its Go type) in a watch
 // event is reported (a *client.DecodeError naming it) and skipped: the watch
-// moves past it. In a list it still fails the whole list, which is reported
-// and retried with backoff, so the informer does not sync while a list
-// contains such an object. A transform error fails a list (it is retried)
-// and skips a watch event (it is logged).
+// moves past it. In a list it is skipped and reported (a *codec.ItemErrors):
+// the rest of the list is cached and the informer syncs. A transform error
+// fails a list (it is retried) and skips a watch event (it is logged).
 //
 // # Goroutines
 //

@@ -15,6 +15,12 @@
 // PageBuffer decoded items wait between the fetcher and the callback, so memory
 // stays bounded however long the list.
 //
+// # Items that do not decode
+//
+// An item that does not fit T is skipped by the decoder; the pager goes on
+// with the following items and pages and returns a *codec.ItemErrors listing
+// every skipped item once the list is complete.
+//
 // # Expired continue tokens
 //
 // A continue token expires when the snapshot it points into is compacted
@@ -30,6 +36,7 @@ import (
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/codec"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -152,8 +159,15 @@ func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn fun
 func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
 	opts.Limit = p.pageSize()
 	first := opts
+	var skipped []codec.ItemError
 	for {
 		meta, err := p.list(ctx, opts, fn)
+		var ie *codec.ItemErrors
+		if errors.As(err, &ie) {
+			// The page is complete but for items that do not fit T: note
+			// them and go on.
+			skipped, err = append(skipped, ie.Items...), nil
+		}
 		if err != nil {
 			if opts.Continue != "" && p.FullListOnExpired && client.IsResourceExpired(err) {
 				return p.fullList(ctx, first, fn)
@@ -161,6 +175,9 @@ func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, fn func(*T
 			return meta, err
 		}
 		if meta.Continue == "" {
+			if len(skipped) > 0 {
+				return meta, &codec.ItemErrors{Items: skipped}
+			}
 			return meta, nil
 		}
 		if opts.Limit == 0 {

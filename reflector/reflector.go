@@ -46,6 +46,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/pager"
 )
 
@@ -270,6 +271,13 @@ func (r *Reflector[T]) list(ctx context.Context, rv string) error {
 		items = append(items, obj)
 		return nil
 	})
+	var skipped *codec.ItemErrors
+	if errors.As(err, &skipped) {
+		// Objects that do not decode are reported and left out; the rest of
+		// the list is stored, so one bad object cannot keep the cache empty.
+		r.cfg.WatchErrorHandler(err)
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
