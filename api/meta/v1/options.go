@@ -380,45 +380,33 @@ func DecodeGetOptions(q url.Values) (GetOptions, error) {
 // Query returns o as query parameters. A nil o gives empty parameters.
 func (o *CreateOptions) Query() url.Values {
 	q := url.Values{}
-	if o == nil {
-		return q
+	if o != nil {
+		setWriteParams(q, o.DryRun, o.FieldManager, o.FieldValidation)
 	}
-	setStrings(q, paramDryRun, o.DryRun)
-	setString(q, paramFieldManager, o.FieldManager)
-	setString(q, paramFieldValidation, o.FieldValidation)
 	return q
 }
 
 // DecodeCreateOptions reads CreateOptions from query parameters. It never
 // fails; call ValidateCreateOptions on the result.
 func DecodeCreateOptions(q url.Values) (CreateOptions, error) {
-	return CreateOptions{
-		DryRun:          all(q, paramDryRun),
-		FieldManager:    first(q, paramFieldManager),
-		FieldValidation: first(q, paramFieldValidation),
-	}, nil
+	dryRun, fieldManager, fieldValidation := writeParams(q)
+	return CreateOptions{DryRun: dryRun, FieldManager: fieldManager, FieldValidation: fieldValidation}, nil
 }
 
 // Query returns o as query parameters. A nil o gives empty parameters.
 func (o *UpdateOptions) Query() url.Values {
 	q := url.Values{}
-	if o == nil {
-		return q
+	if o != nil {
+		setWriteParams(q, o.DryRun, o.FieldManager, o.FieldValidation)
 	}
-	setStrings(q, paramDryRun, o.DryRun)
-	setString(q, paramFieldManager, o.FieldManager)
-	setString(q, paramFieldValidation, o.FieldValidation)
 	return q
 }
 
 // DecodeUpdateOptions reads UpdateOptions from query parameters. It never
 // fails; call ValidateUpdateOptions on the result.
 func DecodeUpdateOptions(q url.Values) (UpdateOptions, error) {
-	return UpdateOptions{
-		DryRun:          all(q, paramDryRun),
-		FieldManager:    first(q, paramFieldManager),
-		FieldValidation: first(q, paramFieldValidation),
-	}, nil
+	dryRun, fieldManager, fieldValidation := writeParams(q)
+	return UpdateOptions{DryRun: dryRun, FieldManager: fieldManager, FieldValidation: fieldValidation}, nil
 }
 
 // Query returns o as query parameters. A nil o gives empty parameters.
@@ -427,22 +415,30 @@ func (o *PatchOptions) Query() url.Values {
 	if o == nil {
 		return q
 	}
-	setStrings(q, paramDryRun, o.DryRun)
+	setWriteParams(q, o.DryRun, o.FieldManager, o.FieldValidation)
 	setBoolPtr(q, paramForce, o.Force)
-	setString(q, paramFieldManager, o.FieldManager)
-	setString(q, paramFieldValidation, o.FieldValidation)
 	return q
 }
 
 // DecodePatchOptions reads PatchOptions from query parameters. It never
 // fails; call ValidatePatchOptions on the result.
 func DecodePatchOptions(q url.Values) (PatchOptions, error) {
-	return PatchOptions{
-		DryRun:          all(q, paramDryRun),
-		Force:           decodeBoolPtr(q, paramForce),
-		FieldManager:    first(q, paramFieldManager),
-		FieldValidation: first(q, paramFieldValidation),
-	}, nil
+	dryRun, fieldManager, fieldValidation := writeParams(q)
+	return PatchOptions{DryRun: dryRun, Force: decodeBoolPtr(q, paramForce),
+		FieldManager: fieldManager, FieldValidation: fieldValidation}, nil
+}
+
+// setWriteParams sets the parameters every write (create, update, patch)
+// shares.
+func setWriteParams(q url.Values, dryRun []string, fieldManager, fieldValidation string) {
+	setStrings(q, paramDryRun, dryRun)
+	setString(q, paramFieldManager, fieldManager)
+	setString(q, paramFieldValidation, fieldValidation)
+}
+
+// writeParams reads the parameters every write shares.
+func writeParams(q url.Values) (dryRun []string, fieldManager, fieldValidation string) {
+	return all(q, paramDryRun), first(q, paramFieldManager), first(q, paramFieldValidation)
 }
 
 // ToPatchOptions returns the PatchOptions an apply request is sent with. Force
