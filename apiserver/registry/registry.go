@@ -43,6 +43,7 @@ import (
 	"strings"
 	"sync"
 
+	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
 )
@@ -120,6 +121,32 @@ type Resource struct {
 	// WithTypeMeta returns a shallow copy of obj with kind and apiVersion set,
 	// for responses that carry them (stored objects do not).
 	WithTypeMeta func(obj Object) Object
+
+	// Custom marks a custom resource (served from a CustomResourceDefinition):
+	// objects are *unstructured.Unstructured, never protobuf, and strategic
+	// merge patches are refused (415), as in kube-apiserver.
+	Custom bool
+	// Schema is a custom resource version's openAPIV3Schema: objects are
+	// validated and pruned by it, and server-side apply merges by it. Nil
+	// for built-in kinds, whose structure is their Go type.
+	Schema *apiextensionsv1.JSONSchemaProps
+	// PrinterColumns are a custom resource version's
+	// additionalPrinterColumns, for Table responses. Built-in kinds have
+	// their own printers.
+	PrinterColumns []apiextensionsv1.CustomResourceColumnDefinition
+	// Scale, when set, serves the scale subresource.
+	Scale *ScaleSubresource
+}
+
+// ScaleSubresource says where the scale subresource reads and writes an
+// object's replicas (JSON paths as a CustomResourceDefinition spells them,
+// ".spec.replicas").
+type ScaleSubresource struct {
+	SpecReplicasPath   string
+	StatusReplicasPath string
+	// LabelSelectorPath is the path of a string holding the label selector in
+	// its serialised form; empty when the object has none.
+	LabelSelectorPath string
 }
 
 // GroupVersion is "v1" for the core group, "group/version" otherwise.
@@ -222,6 +249,21 @@ func (g *Registry) Get(group, version, resource string) *Resource {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return g.resources[group+"/"+version+"/"+resource]
+}
+
+// ByGroupResource returns the resources named group/resource in every version
+// served, sorted by version.
+func (g *Registry) ByGroupResource(group, resource string) []*Resource {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []*Resource
+	for _, r := range g.resources {
+		if r.Group == group && r.Resource == resource {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out
 }
 
 // HasGroupVersion reports whether any resource is served under group/version.

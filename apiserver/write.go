@@ -1,0 +1,311 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"time"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/codec"
+)
+
+func (h *handler) dryRun(values []string) bool { return len(values) > 0 }
+
+func (h *handler) create() {
+	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	if !ok {
+		return
+	}
+	opts, err := metav1.DecodeCreateOptions(h.r.URL.Query())
+	if err != nil {
+		h.fail(metav1.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1.ValidateCreateOptions(opts); len(errs) > 0 {
+		h.fail(metav1.NewInvalidOptions("CreateOptions", errs))
+		return
+	}
+	obj, st := h.decodeBody()
+	if st != nil {
+		h.fail(st)
+		return
+	}
+	if h.ri.Sub != "" {
+		h.methodNotAllowed()
+		return
+	}
+	if st := h.checkNamespace(obj); st != nil {
+		h.fail(st)
+		return
+	}
+	if obj.GetResourceVersion() != "" {
+		h.fail(metav1.NewBadRequest("resourceVersion should not be set on objects to be created"))
+		return
+	}
+	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
+	h.prepareCreate(obj)
+	stored := false
+	defer func() {
+		if !stored && h.res.Release != nil {
+			h.res.Release(obj) // give back what prepareCreate reserved (a cluster IP)
+		}
+	}()
+	if st := h.admit(obj, nil); st != nil {
+		h.fail(st)
+		return
+	}
+	if st := h.validate(obj, nil); st != nil {
+		h.fail(st)
+		return
+	}
+	ctx := h.r.Context()
+	if st := h.checkNamespaceExists(ctx, obj.GetNamespace(), obj.GetName()); st != nil {
+		h.fail(st)
+		return
+	}
+	if h.dryRun(opts.DryRun) {
+		h.s.writeObject(h.w, mt, http.StatusCreated, h.res, obj)
+		return
+	}
+	created, err := h.storeCreate(ctx, obj, generated)
+	if err != nil {
+		h.fail(h.storageStatus(err, obj.GetName()))
+		return
+	}
+	stored = true
+	h.s.writeObject(h.w, mt, http.StatusCreated, h.res, created)
+}
+
+// storeCreate stores a new object. A name the server generated is drawn again
+// if it is taken; a name the client chose is not.
+func (h *handler) storeCreate(ctx context.Context, obj registry.Object, generated bool) (registry.Object, error) {
+	for attempt := 0; ; attempt++ {
+		created, err := h.s.store.Create(ctx, h.key(obj.GetNamespace(), obj.GetName()), obj)
+		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || !generated || attempt == 4 {
+			return created, err
+		}
+		obj.SetName(obj.GetGenerateName() + h.s.cfg.NameSuffix())
+	}
+}
+
+// admit runs the resource's admission checks (nil when it has none).
+func (h *handler) admit(obj, old registry.Object) *metav1.Status {
+	if h.res.Admit == nil {
+		return nil
+	}
+	return h.res.Admit(obj, old)
+}
+
+// prepareCreate sets the system fields of a new object.
+func (h *handler) prepareCreate(obj registry.Object) {
+	if obj.GetName() == "" && obj.GetGenerateName() != "" {
+		obj.SetName(obj.GetGenerateName() + h.s.cfg.NameSuffix())
+	}
+	obj.SetUID(h.s.cfg.NewUID())
+	obj.SetCreationTimestamp(metav1.NewTime(h.s.cfg.Now().UTC().Truncate(time.Second)))
+	obj.SetDeletionTimestamp(nil)
+	obj.SetDeletionGracePeriodSeconds(nil)
+	if h.res.Generation {
+		obj.SetGeneration(1)
+	} else {
+		obj.SetGeneration(0)
+	}
+	if h.res.PrepareForCreate != nil {
+		h.res.PrepareForCreate(obj)
+	}
+}
+
+func (h *handler) update() {
+	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	if !ok {
+		return
+	}
+	opts, err := metav1.DecodeUpdateOptions(h.r.URL.Query())
+	if err != nil {
+		h.fail(metav1.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1.ValidateUpdateOptions(opts); len(errs) > 0 {
+		h.fail(metav1.NewInvalidOptions("UpdateOptions", errs))
+		return
+	}
+	obj, st := h.decodeBody()
+	if st != nil {
+		h.fail(st)
+		return
+	}
+	if obj.GetName() != h.ri.Name {
+		h.fail(metav1.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), h.ri.Name)))
+		return
+	}
+	if st := h.checkNamespace(obj); st != nil {
+		h.fail(st)
+		return
+	}
+	h.writeUpdate(mt, obj, h.dryRun(opts.DryRun))
+}
+
+// writeUpdate stores obj as the new state of the named object (an update of
+// the resource or of its status) and writes the response.
+func (h *handler) writeUpdate(mt codec.MediaType, obj registry.Object, dryRun bool) {
+	ctx := h.r.Context()
+	key := h.key(h.ri.Namespace, h.ri.Name)
+	created := false
+	var result registry.Object
+	tryUpdate := func(cur storage.Object) (storage.Object, error) {
+		if cur == nil {
+			if !h.res.AllowCreateOnUpdate || h.ri.Sub != "" {
+				return nil, storage.ErrNotFound
+			}
+			if st := h.checkNamespaceExists(ctx, h.ri.Namespace, h.ri.Name); st != nil {
+				return nil, asError(st)
+			}
+			next := h.res.Copy(obj)
+			next.SetResourceVersion("")
+			h.prepareCreate(next)
+			if st := h.admit(next, nil); st != nil {
+				h.release(next)
+				return nil, asError(st)
+			}
+			if st := h.validate(next, nil); st != nil {
+				h.release(next)
+				return nil, asError(st)
+			}
+			created = true
+			return next, nil
+		}
+		next, st := h.mergeUpdate(cur, obj)
+		if st != nil {
+			return nil, asError(st)
+		}
+		if dryRun {
+			result = next
+			return cur, nil
+		}
+		return next, nil
+	}
+	if dryRun {
+		cur, err := h.s.store.Get(ctx, key, storage.ReadOptions{})
+		if err != nil {
+			h.fail(h.storageStatus(err, h.ri.Name))
+			return
+		}
+		if _, err := tryUpdate(cur); err != nil {
+			h.fail(h.storageStatus(err, h.ri.Name))
+			return
+		}
+		h.s.writeObject(h.w, mt, http.StatusOK, h.res, result)
+		return
+	}
+	out, err := h.s.store.GuaranteedUpdate(ctx, key, h.res.AllowCreateOnUpdate && h.ri.Sub == "", nil, tryUpdate)
+	if err != nil {
+		h.fail(h.storageStatus(err, h.ri.Name))
+		return
+	}
+	out, err = h.s.finishDeletion(ctx, h.res, key, out)
+	if err != nil {
+		h.fail(h.storageStatus(err, h.ri.Name))
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	h.s.writeObject(h.w, mt, code, h.res, out)
+}
+
+// mergeUpdate builds the next state of cur from the client's object: system
+// fields are kept, the status (for updates of the main resource) or everything
+// but the status (for /status) comes from the stored object, the generation
+// moves when the spec changes. It returns cur itself when nothing changes.
+func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.Status) {
+	next := h.res.Copy(in)
+	if rv := next.GetResourceVersion(); rv != "" && rv != cur.GetResourceVersion() {
+		return nil, metav1.NewConflict(h.res.GroupResource(), h.ri.Name, errors.New(metav1.OptimisticLockErrorMsg))
+	}
+	if uid := next.GetUID(); uid != "" && uid != cur.GetUID() {
+		return nil, metav1.NewConflict(h.res.GroupResource(), h.ri.Name,
+			fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.GetUID()))
+	}
+	if h.ri.Sub == "status" {
+		status := next
+		next = h.res.Copy(cur)
+		registry.CopyStatus(next, status)
+	} else if h.res.StatusSubresource {
+		registry.CopyStatus(next, cur)
+	}
+	next.SetResourceVersion(cur.GetResourceVersion())
+	next.SetUID(cur.GetUID())
+	next.SetCreationTimestamp(cur.GetCreationTimestamp())
+	next.SetDeletionTimestamp(cur.GetDeletionTimestamp())
+	next.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
+	next.SetGeneration(cur.GetGeneration())
+	if h.ri.Sub == "" {
+		if h.res.PrepareForUpdate != nil {
+			h.res.PrepareForUpdate(next, cur)
+		}
+		if st := h.admit(next, cur); st != nil {
+			return nil, st
+		}
+	}
+	if h.res.Generation && !registry.SpecEqual(cur, next) {
+		next.SetGeneration(cur.GetGeneration() + 1)
+	}
+	if cur.GetDeletionTimestamp() != nil {
+		if added := addedFinalizers(cur.GetFinalizers(), next.GetFinalizers()); len(added) > 0 {
+			return nil, metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldForbidden("metadata.finalizers",
+				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
+		}
+	}
+	if st := h.validate(next, cur); st != nil {
+		return nil, st
+	}
+	if reflect.DeepEqual(next, cur) {
+		return cur, nil
+	}
+	return next, nil
+}
+
+// release gives back what the resource reserved for obj (nil-safe).
+func (h *handler) release(obj registry.Object) {
+	if h.res.Release != nil {
+		h.res.Release(obj)
+	}
+}
+
+// addedFinalizers lists the finalizers of next that old lacks.
+func addedFinalizers(old, next []string) []string {
+	have := map[string]bool{}
+	for _, f := range old {
+		have[f] = true
+	}
+	var added []string
+	for _, f := range next {
+		if !have[f] {
+			added = append(added, f)
+		}
+	}
+	return added
+}
+
+// finishDeletion removes an object whose deletion was waiting on finalizers
+// once the last one is gone.
+func (s *Server) finishDeletion(ctx context.Context, res *registry.Resource, key string, obj storage.Object) (storage.Object, error) {
+	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
+		return obj, nil
+	}
+	rv := obj.GetResourceVersion()
+	_, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)
+	if err == nil && res.Release != nil {
+		res.Release(obj)
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		err = nil
+	}
+	return obj, err
+}
