@@ -147,67 +147,71 @@ func (h *handler) update() {
 		h.fail(st)
 		return
 	}
-	h.writeUpdate(mt, obj, h.dryRun(opts.DryRun))
+	h.writeUpdate(mt, func(storage.Object) (registry.Object, *metav1.Status) { return obj, nil },
+		h.res.AllowCreateOnUpdate && h.ri.Sub == "", h.dryRun(opts.DryRun))
 }
 
-// writeUpdate stores obj as the new state of the named object (an update of
-// the resource or of its status) and writes the response.
-func (h *handler) writeUpdate(mt codec.MediaType, obj registry.Object, dryRun bool) {
+// build returns the object a write asks for, given the stored one (nil when
+// there is none): the decoded body of an update, a patch applied to cur, an
+// apply configuration merged into cur.
+type build func(cur storage.Object) (registry.Object, *metav1.Status)
+
+// writeUpdate stores the object want builds as the new state of the named
+// object (an update or patch of the resource or of a subresource) and writes
+// the response. allowCreate lets it create a missing object (201). With
+// dryRun it runs every stage but stores nothing.
+func (h *handler) writeUpdate(mt codec.MediaType, want build, allowCreate, dryRun bool) {
 	ctx := h.r.Context()
 	key := h.key(h.ri.Namespace, h.ri.Name)
 	created := false
-	var result registry.Object
 	tryUpdate := func(cur storage.Object) (storage.Object, error) {
-		if cur == nil {
-			if !h.res.AllowCreateOnUpdate || h.ri.Sub != "" {
-				return nil, storage.ErrNotFound
-			}
-			if st := h.checkNamespaceExists(ctx, h.ri.Namespace, h.ri.Name); st != nil {
-				return nil, asError(st)
-			}
-			next := h.res.Copy(obj)
-			next.SetResourceVersion("")
-			h.prepareCreate(next)
-			if st := h.admit(next, nil); st != nil {
-				h.release(next)
-				return nil, asError(st)
-			}
-			if st := h.validate(next, nil); st != nil {
-				h.release(next)
-				return nil, asError(st)
-			}
-			created = true
-			return next, nil
+		if cur == nil && !allowCreate {
+			return nil, storage.ErrNotFound
 		}
-		next, st := h.mergeUpdate(cur, obj)
+		in, st := want(cur)
 		if st != nil {
 			return nil, asError(st)
 		}
-		if dryRun {
-			result = next
-			return cur, nil
+		if cur != nil {
+			next, st := h.mergeUpdate(cur, in)
+			if st != nil {
+				return nil, asError(st)
+			}
+			return next, nil
 		}
+		if st := h.checkNamespaceExists(ctx, h.ri.Namespace, h.ri.Name); st != nil {
+			return nil, asError(st)
+		}
+		next := h.res.Copy(in)
+		next.SetResourceVersion("")
+		h.prepareCreate(next)
+		if st := h.admitAndValidate(nil, next); st != nil {
+			h.release(next)
+			return nil, asError(st)
+		}
+		created = true
 		return next, nil
 	}
+	var out storage.Object
+	var err error
 	if dryRun {
-		cur, err := h.s.store.Get(ctx, key, storage.ReadOptions{})
-		if err != nil {
-			h.fail(h.storageStatus(err, h.ri.Name))
-			return
+		var cur storage.Object
+		cur, err = h.s.store.Get(ctx, key, storage.ReadOptions{})
+		if errors.Is(err, storage.ErrNotFound) {
+			cur, err = nil, nil
 		}
-		if _, err := tryUpdate(cur); err != nil {
-			h.fail(h.storageStatus(err, h.ri.Name))
-			return
+		if err == nil {
+			out, err = tryUpdate(cur)
+			if created {
+				h.release(out)
+			}
 		}
-		h.s.writeObject(h.w, mt, http.StatusOK, h.res, result)
-		return
+	} else {
+		out, err = h.s.store.GuaranteedUpdate(ctx, key, allowCreate, nil, tryUpdate)
+		if err == nil {
+			out, err = h.s.finishDeletion(ctx, h.res, key, out)
+		}
 	}
-	out, err := h.s.store.GuaranteedUpdate(ctx, key, h.res.AllowCreateOnUpdate && h.ri.Sub == "", nil, tryUpdate)
-	if err != nil {
-		h.fail(h.storageStatus(err, h.ri.Name))
-		return
-	}
-	out, err = h.s.finishDeletion(ctx, h.res, key, out)
 	if err != nil {
 		h.fail(h.storageStatus(err, h.ri.Name))
 		return
@@ -217,6 +221,15 @@ func (h *handler) writeUpdate(mt codec.MediaType, obj registry.Object, dryRun bo
 		code = http.StatusCreated
 	}
 	h.s.writeObject(h.w, mt, code, h.res, out)
+}
+
+// admitAndValidate runs admission and validation on a create (old nil) or
+// update.
+func (h *handler) admitAndValidate(old, obj registry.Object) *metav1.Status {
+	if st := h.admit(obj, old); st != nil {
+		return st
+	}
+	return h.validate(obj, old)
 }
 
 // mergeUpdate builds the next state of cur from the client's object: system
