@@ -14,7 +14,7 @@ type CustomResourceDefinitionSpec struct {
 	Group                 string                            `json:"group" protobuf:"bytes,1,opt,name=group"`
 	Names                 CustomResourceDefinitionNames     `json:"names" protobuf:"bytes,3,opt,name=names"`
 	Scope                 ResourceScope                     `json:"scope" protobuf:"bytes,4,opt,name=scope,casttype=ResourceScope"`
-	Versions              []CustomResourceDefinitionVersion `json:"versions" protobuf:"bytes,7,rep,name=versions"`
+	Versions              []CustomResourceDefinitionVersion `json:"versions" listType:"atomic" protobuf:"bytes,7,rep,name=versions"`
 	Conversion            *CustomResourceConversion         `json:"conversion,omitempty" protobuf:"bytes,9,opt,name=conversion"`
 	PreserveUnknownFields bool                              `json:"preserveUnknownFields,omitempty" protobuf:"varint,10,opt,name=preserveUnknownFields"`
 }
@@ -28,7 +28,7 @@ type CustomResourceConversion struct {
 // WebhookConversion is the apiextensions/v1 WebhookConversion type of the Kubernetes API.
 type WebhookConversion struct {
 	ClientConfig             *WebhookClientConfig `json:"clientConfig,omitempty" protobuf:"bytes,2,name=clientConfig"`
-	ConversionReviewVersions []string             `json:"conversionReviewVersions" protobuf:"bytes,3,rep,name=conversionReviewVersions"`
+	ConversionReviewVersions []string             `json:"conversionReviewVersions" listType:"atomic" protobuf:"bytes,3,rep,name=conversionReviewVersions"`
 }
 
 // WebhookClientConfig is the apiextensions/v1 WebhookClientConfig type of the Kubernetes API.
@@ -55,8 +55,8 @@ type CustomResourceDefinitionVersion struct {
 	DeprecationWarning       *string                          `json:"deprecationWarning,omitempty" protobuf:"bytes,8,opt,name=deprecationWarning"`
 	Schema                   *CustomResourceValidation        `json:"schema,omitempty" protobuf:"bytes,4,opt,name=schema"`
 	Subresources             *CustomResourceSubresources      `json:"subresources,omitempty" protobuf:"bytes,5,opt,name=subresources"`
-	AdditionalPrinterColumns []CustomResourceColumnDefinition `json:"additionalPrinterColumns,omitempty" protobuf:"bytes,6,rep,name=additionalPrinterColumns"`
-	SelectableFields         []SelectableField                `json:"selectableFields,omitempty" protobuf:"bytes,9,rep,name=selectableFields"`
+	AdditionalPrinterColumns []CustomResourceColumnDefinition `json:"additionalPrinterColumns,omitempty" listType:"atomic" protobuf:"bytes,6,rep,name=additionalPrinterColumns"`
+	SelectableFields         []SelectableField                `json:"selectableFields,omitempty" listType:"atomic" protobuf:"bytes,9,rep,name=selectableFields"`
 }
 
 // SelectableField is the apiextensions/v1 SelectableField type of the Kubernetes API.
@@ -78,10 +78,10 @@ type CustomResourceColumnDefinition struct {
 type CustomResourceDefinitionNames struct {
 	Plural     string   `json:"plural" protobuf:"bytes,1,opt,name=plural"`
 	Singular   string   `json:"singular,omitempty" protobuf:"bytes,2,opt,name=singular"`
-	ShortNames []string `json:"shortNames,omitempty" protobuf:"bytes,3,opt,name=shortNames"`
+	ShortNames []string `json:"shortNames,omitempty" listType:"atomic" protobuf:"bytes,3,opt,name=shortNames"`
 	Kind       string   `json:"kind" protobuf:"bytes,4,opt,name=kind"`
 	ListKind   string   `json:"listKind,omitempty" protobuf:"bytes,5,opt,name=listKind"`
-	Categories []string `json:"categories,omitempty" protobuf:"bytes,6,rep,name=categories"`
+	Categories []string `json:"categories,omitempty" listType:"atomic" protobuf:"bytes,6,rep,name=categories"`
 }
 
 // ResourceScope is the apiextensions/v1 ResourceScope type of the Kubernetes API.
@@ -105,9 +105,9 @@ type CustomResourceDefinitionCondition struct {
 
 // CustomResourceDefinitionStatus is the apiextensions/v1 CustomResourceDefinitionStatus type of the Kubernetes API.
 type CustomResourceDefinitionStatus struct {
-	Conditions         []CustomResourceDefinitionCondition `json:"conditions" protobuf:"bytes,1,opt,name=conditions"`
+	Conditions         []CustomResourceDefinitionCondition `json:"conditions" listType:"map" listMapKey:"type" protobuf:"bytes,1,opt,name=conditions"`
 	AcceptedNames      CustomResourceDefinitionNames       `json:"acceptedNames" protobuf:"bytes,2,opt,name=acceptedNames"`
-	StoredVersions     []string                            `json:"storedVersions" protobuf:"bytes,3,rep,name=storedVersions"`
+	StoredVersions     []string                            `json:"storedVersions" listType:"atomic" protobuf:"bytes,3,rep,name=storedVersions"`
 	ObservedGeneration int64                               `json:"observedGeneration,omitempty" protobuf:"varint,4,opt,name=observedGeneration"`
 }
 
@@ -171,14 +171,14 @@ type JSONSchemaProps struct {
 	MinItems               *int64                     `json:"minItems,omitempty" protobuf:"bytes,17,opt,name=minItems"`
 	UniqueItems            bool                       `json:"uniqueItems,omitempty" protobuf:"bytes,18,opt,name=uniqueItems"`
 	MultipleOf             *float64                   `json:"multipleOf,omitempty" protobuf:"bytes,19,opt,name=multipleOf"`
-	Enum                   []JSON                     `json:"enum,omitempty" protobuf:"bytes,20,rep,name=enum"`
+	Enum                   []JSON                     `json:"enum,omitempty" listType:"atomic" protobuf:"bytes,20,rep,name=enum"`
 	MaxProperties          *int64                     `json:"maxProperties,omitempty" protobuf:"bytes,21,opt,name=maxProperties"`
 	MinProperties          *int64                     `json:"minProperties,omitempty" protobuf:"bytes,22,opt,name=minProperties"`
-	Required               []string                   `json:"required,omitempty" protobuf:"bytes,23,rep,name=required"`
+	Required               []string                   `json:"required,omitempty" listType:"atomic" protobuf:"bytes,23,rep,name=required"`
 	Items                  *JSONSchemaPropsOrArray    `json:"items,omitempty" protobuf:"bytes,24,opt,name=items"`
-	AllOf                  []JSONSchemaProps          `json:"allOf,omitempty" protobuf:"bytes,25,rep,name=allOf"`
-	OneOf                  []JSONSchemaProps          `json:"oneOf,omitempty" protobuf:"bytes,26,rep,name=oneOf"`
-	AnyOf                  []JSONSchemaProps          `json:"anyOf,omitempty" protobuf:"bytes,27,rep,name=anyOf"`
+	AllOf                  []JSONSchemaProps          `json:"allOf,omitempty" listType:"atomic" protobuf:"bytes,25,rep,name=allOf"`
+	OneOf                  []JSONSchemaProps          `json:"oneOf,omitempty" listType:"atomic" protobuf:"bytes,26,rep,name=oneOf"`
+	AnyOf                  []JSONSchemaProps          `json:"anyOf,omitempty" listType:"atomic" protobuf:"bytes,27,rep,name=anyOf"`
 	Not                    *JSONSchemaProps           `json:"not,omitempty" protobuf:"bytes,28,opt,name=not"`
 	Properties             map[string]JSONSchemaProps `json:"properties,omitempty" protobuf:"bytes,29,rep,name=properties"`
 	AdditionalProperties   *JSONSchemaPropsOrBool     `json:"additionalProperties,omitempty" protobuf:"bytes,30,opt,name=additionalProperties"`
@@ -192,10 +192,10 @@ type JSONSchemaProps struct {
 	XPreserveUnknownFields *bool                      `json:"x-kubernetes-preserve-unknown-fields,omitempty" protobuf:"bytes,38,opt,name=xKubernetesPreserveUnknownFields"`
 	XEmbeddedResource      bool                       `json:"x-kubernetes-embedded-resource,omitempty" protobuf:"bytes,39,opt,name=xKubernetesEmbeddedResource"`
 	XIntOrString           bool                       `json:"x-kubernetes-int-or-string,omitempty" protobuf:"bytes,40,opt,name=xKubernetesIntOrString"`
-	XListMapKeys           []string                   `json:"x-kubernetes-list-map-keys,omitempty" protobuf:"bytes,41,rep,name=xKubernetesListMapKeys"`
+	XListMapKeys           []string                   `json:"x-kubernetes-list-map-keys,omitempty" listType:"atomic" protobuf:"bytes,41,rep,name=xKubernetesListMapKeys"`
 	XListType              *string                    `json:"x-kubernetes-list-type,omitempty" protobuf:"bytes,42,opt,name=xKubernetesListType"`
 	XMapType               *string                    `json:"x-kubernetes-map-type,omitempty" protobuf:"bytes,43,opt,name=xKubernetesMapType"`
-	XValidations           ValidationRules            `json:"x-kubernetes-validations,omitempty" protobuf:"bytes,44,rep,name=xKubernetesValidations"`
+	XValidations           ValidationRules            `json:"x-kubernetes-validations,omitempty" patchStrategy:"merge" patchMergeKey:"rule" listType:"map" listMapKey:"rule" protobuf:"bytes,44,rep,name=xKubernetesValidations"`
 }
 
 // ValidationRules is the apiextensions/v1 ValidationRules type of the Kubernetes API.

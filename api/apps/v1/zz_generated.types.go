@@ -19,9 +19,9 @@ type Deployment struct {
 // DeploymentSpec is the apps/v1 DeploymentSpec type of the Kubernetes API.
 type DeploymentSpec struct {
 	Replicas                *int32                 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
-	Selector                *metav1.LabelSelector  `json:"selector" protobuf:"bytes,2,opt,name=selector"`
+	Selector                *metav1.LabelSelector  `json:"selector" structType:"atomic" protobuf:"bytes,2,opt,name=selector"`
 	Template                corev1.PodTemplateSpec `json:"template" protobuf:"bytes,3,opt,name=template"`
-	Strategy                DeploymentStrategy     `json:"strategy,omitempty" protobuf:"bytes,4,opt,name=strategy"`
+	Strategy                DeploymentStrategy     `json:"strategy,omitempty" patchStrategy:"retainKeys" protobuf:"bytes,4,opt,name=strategy"`
 	MinReadySeconds         int32                  `json:"minReadySeconds,omitempty" protobuf:"varint,5,opt,name=minReadySeconds"`
 	RevisionHistoryLimit    *int32                 `json:"revisionHistoryLimit,omitempty" protobuf:"varint,6,opt,name=revisionHistoryLimit"`
 	Paused                  bool                   `json:"paused,omitempty" protobuf:"varint,7,opt,name=paused"`
@@ -52,7 +52,7 @@ type DeploymentStatus struct {
 	AvailableReplicas   int32                 `json:"availableReplicas,omitempty" protobuf:"varint,4,opt,name=availableReplicas"`
 	UnavailableReplicas int32                 `json:"unavailableReplicas,omitempty" protobuf:"varint,5,opt,name=unavailableReplicas"`
 	TerminatingReplicas *int32                `json:"terminatingReplicas,omitempty" protobuf:"varint,9,opt,name=terminatingReplicas"`
-	Conditions          []DeploymentCondition `json:"conditions,omitempty" protobuf:"bytes,6,rep,name=conditions"`
+	Conditions          []DeploymentCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,6,rep,name=conditions"`
 	CollisionCount      *int32                `json:"collisionCount,omitempty" protobuf:"varint,8,opt,name=collisionCount"`
 }
 

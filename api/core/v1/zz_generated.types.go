@@ -59,13 +59,13 @@ type PersistentVolumeMode string
 
 // PersistentVolumeClaimSpec is the core/v1 PersistentVolumeClaimSpec type of the Kubernetes API.
 type PersistentVolumeClaimSpec struct {
-	AccessModes               []PersistentVolumeAccessMode `json:"accessModes,omitempty" protobuf:"bytes,1,rep,name=accessModes,casttype=PersistentVolumeAccessMode"`
-	Selector                  *metav1.LabelSelector        `json:"selector,omitempty" protobuf:"bytes,4,opt,name=selector"`
+	AccessModes               []PersistentVolumeAccessMode `json:"accessModes,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=accessModes,casttype=PersistentVolumeAccessMode"`
+	Selector                  *metav1.LabelSelector        `json:"selector,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=selector"`
 	Resources                 VolumeResourceRequirements   `json:"resources,omitempty" protobuf:"bytes,2,opt,name=resources"`
 	VolumeName                string                       `json:"volumeName,omitempty" protobuf:"bytes,3,opt,name=volumeName"`
 	StorageClassName          *string                      `json:"storageClassName,omitempty" protobuf:"bytes,5,opt,name=storageClassName"`
 	VolumeMode                *PersistentVolumeMode        `json:"volumeMode,omitempty" protobuf:"bytes,6,opt,name=volumeMode,casttype=PersistentVolumeMode"`
-	DataSource                *TypedLocalObjectReference   `json:"dataSource,omitempty" protobuf:"bytes,7,opt,name=dataSource"`
+	DataSource                *TypedLocalObjectReference   `json:"dataSource,omitempty" structType:"atomic" protobuf:"bytes,7,opt,name=dataSource"`
 	DataSourceRef             *TypedObjectReference        `json:"dataSourceRef,omitempty" protobuf:"bytes,8,opt,name=dataSourceRef"`
 	VolumeAttributesClassName *string                      `json:"volumeAttributesClassName,omitempty" protobuf:"bytes,9,opt,name=volumeAttributesClassName"`
 }
@@ -91,7 +91,7 @@ type VolumeHealthCondition struct {
 // PodVolumeHealth is the core/v1 PodVolumeHealth type of the Kubernetes API.
 type PodVolumeHealth struct {
 	Name               string                  `json:"name" protobuf:"bytes,1,opt,name=name"`
-	HealthConditions   []VolumeHealthCondition `json:"healthConditions,omitempty" protobuf:"bytes,2,rep,name=healthConditions"`
+	HealthConditions   []VolumeHealthCondition `json:"healthConditions,omitempty" patchStrategy:"merge" patchMergeKey:"status" listType:"map" listMapKey:"status,reason" protobuf:"bytes,2,rep,name=healthConditions"`
 	LastTransitionTime metav1.Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
 }
 
@@ -123,13 +123,13 @@ type GlusterfsVolumeSource struct {
 
 // RBDVolumeSource is the core/v1 RBDVolumeSource type of the Kubernetes API.
 type RBDVolumeSource struct {
-	CephMonitors []string              `json:"monitors" protobuf:"bytes,1,rep,name=monitors"`
+	CephMonitors []string              `json:"monitors" listType:"atomic" protobuf:"bytes,1,rep,name=monitors"`
 	RBDImage     string                `json:"image" protobuf:"bytes,2,opt,name=image"`
 	FSType       string                `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
 	RBDPool      string                `json:"pool,omitempty" protobuf:"bytes,4,opt,name=pool"`
 	RadosUser    string                `json:"user,omitempty" protobuf:"bytes,5,opt,name=user"`
 	Keyring      string                `json:"keyring,omitempty" protobuf:"bytes,6,opt,name=keyring"`
-	SecretRef    *LocalObjectReference `json:"secretRef,omitempty" protobuf:"bytes,7,opt,name=secretRef"`
+	SecretRef    *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,7,opt,name=secretRef"`
 	ReadOnly     bool                  `json:"readOnly,omitempty" protobuf:"varint,8,opt,name=readOnly"`
 }
 
@@ -138,16 +138,16 @@ type CinderVolumeSource struct {
 	VolumeID  string                `json:"volumeID" protobuf:"bytes,1,opt,name=volumeID"`
 	FSType    string                `json:"fsType,omitempty" protobuf:"bytes,2,opt,name=fsType"`
 	ReadOnly  bool                  `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
-	SecretRef *LocalObjectReference `json:"secretRef,omitempty" protobuf:"bytes,4,opt,name=secretRef"`
+	SecretRef *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=secretRef"`
 }
 
 // CephFSVolumeSource is the core/v1 CephFSVolumeSource type of the Kubernetes API.
 type CephFSVolumeSource struct {
-	Monitors   []string              `json:"monitors" protobuf:"bytes,1,rep,name=monitors"`
+	Monitors   []string              `json:"monitors" listType:"atomic" protobuf:"bytes,1,rep,name=monitors"`
 	Path       string                `json:"path,omitempty" protobuf:"bytes,2,opt,name=path"`
 	User       string                `json:"user,omitempty" protobuf:"bytes,3,opt,name=user"`
 	SecretFile string                `json:"secretFile,omitempty" protobuf:"bytes,4,opt,name=secretFile"`
-	SecretRef  *LocalObjectReference `json:"secretRef,omitempty" protobuf:"bytes,5,opt,name=secretRef"`
+	SecretRef  *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=secretRef"`
 	ReadOnly   bool                  `json:"readOnly,omitempty" protobuf:"varint,6,opt,name=readOnly"`
 }
 
@@ -185,7 +185,7 @@ type QuobyteVolumeSource struct {
 type FlexVolumeSource struct {
 	Driver    string                `json:"driver" protobuf:"bytes,1,opt,name=driver"`
 	FSType    string                `json:"fsType,omitempty" protobuf:"bytes,2,opt,name=fsType"`
-	SecretRef *LocalObjectReference `json:"secretRef,omitempty" protobuf:"bytes,3,opt,name=secretRef"`
+	SecretRef *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,3,opt,name=secretRef"`
 	ReadOnly  bool                  `json:"readOnly,omitempty" protobuf:"varint,4,opt,name=readOnly"`
 	Options   map[string]string     `json:"options,omitempty" protobuf:"bytes,5,rep,name=options"`
 }
@@ -208,7 +208,7 @@ type GitRepoVolumeSource struct {
 // SecretVolumeSource is the core/v1 SecretVolumeSource type of the Kubernetes API.
 type SecretVolumeSource struct {
 	SecretName  string      `json:"secretName,omitempty" protobuf:"bytes,1,opt,name=secretName"`
-	Items       []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	Items       []KeyToPath `json:"items,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=items"`
 	DefaultMode *int32      `json:"defaultMode,omitempty" protobuf:"bytes,3,opt,name=defaultMode"`
 	Optional    *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 	DefaultUser *int64      `json:"defaultUser,omitempty" protobuf:"varint,5,opt,name=defaultUser"`
@@ -217,7 +217,7 @@ type SecretVolumeSource struct {
 // SecretProjection is the core/v1 SecretProjection type of the Kubernetes API.
 type SecretProjection struct {
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
-	Items                []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	Items                []KeyToPath `json:"items,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=items"`
 	Optional             *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 }
 
@@ -236,20 +236,20 @@ type ISCSIVolumeSource struct {
 	ISCSIInterface    string                `json:"iscsiInterface,omitempty" protobuf:"bytes,4,opt,name=iscsiInterface"`
 	FSType            string                `json:"fsType,omitempty" protobuf:"bytes,5,opt,name=fsType"`
 	ReadOnly          bool                  `json:"readOnly,omitempty" protobuf:"varint,6,opt,name=readOnly"`
-	Portals           []string              `json:"portals,omitempty" protobuf:"bytes,7,opt,name=portals"`
+	Portals           []string              `json:"portals,omitempty" listType:"atomic" protobuf:"bytes,7,opt,name=portals"`
 	DiscoveryCHAPAuth bool                  `json:"chapAuthDiscovery,omitempty" protobuf:"varint,8,opt,name=chapAuthDiscovery"`
 	SessionCHAPAuth   bool                  `json:"chapAuthSession,omitempty" protobuf:"varint,11,opt,name=chapAuthSession"`
-	SecretRef         *LocalObjectReference `json:"secretRef,omitempty" protobuf:"bytes,10,opt,name=secretRef"`
+	SecretRef         *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,10,opt,name=secretRef"`
 	InitiatorName     *string               `json:"initiatorName,omitempty" protobuf:"bytes,12,opt,name=initiatorName"`
 }
 
 // FCVolumeSource is the core/v1 FCVolumeSource type of the Kubernetes API.
 type FCVolumeSource struct {
-	TargetWWNs []string `json:"targetWWNs,omitempty" protobuf:"bytes,1,rep,name=targetWWNs"`
+	TargetWWNs []string `json:"targetWWNs,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=targetWWNs"`
 	Lun        *int32   `json:"lun,omitempty" protobuf:"varint,2,opt,name=lun"`
 	FSType     string   `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
 	ReadOnly   bool     `json:"readOnly,omitempty" protobuf:"varint,4,opt,name=readOnly"`
-	WWIDs      []string `json:"wwids,omitempty" protobuf:"bytes,5,rep,name=wwids"`
+	WWIDs      []string `json:"wwids,omitempty" listType:"atomic" protobuf:"bytes,5,rep,name=wwids"`
 }
 
 // AzureFileVolumeSource is the core/v1 AzureFileVolumeSource type of the Kubernetes API.
@@ -300,7 +300,7 @@ type PortworxVolumeSource struct {
 type ScaleIOVolumeSource struct {
 	Gateway          string                `json:"gateway" protobuf:"bytes,1,opt,name=gateway"`
 	System           string                `json:"system" protobuf:"bytes,2,opt,name=system"`
-	SecretRef        *LocalObjectReference `json:"secretRef" protobuf:"bytes,3,opt,name=secretRef"`
+	SecretRef        *LocalObjectReference `json:"secretRef" structType:"atomic" protobuf:"bytes,3,opt,name=secretRef"`
 	SSLEnabled       bool                  `json:"sslEnabled,omitempty" protobuf:"varint,4,opt,name=sslEnabled"`
 	ProtectionDomain string                `json:"protectionDomain,omitempty" protobuf:"bytes,5,opt,name=protectionDomain"`
 	StoragePool      string                `json:"storagePool,omitempty" protobuf:"bytes,6,opt,name=storagePool"`
@@ -316,13 +316,13 @@ type StorageOSVolumeSource struct {
 	VolumeNamespace string                `json:"volumeNamespace,omitempty" protobuf:"bytes,2,opt,name=volumeNamespace"`
 	FSType          string                `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
 	ReadOnly        bool                  `json:"readOnly,omitempty" protobuf:"varint,4,opt,name=readOnly"`
-	SecretRef       *LocalObjectReference `json:"secretRef,omitempty" protobuf:"bytes,5,opt,name=secretRef"`
+	SecretRef       *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=secretRef"`
 }
 
 // ConfigMapVolumeSource is the core/v1 ConfigMapVolumeSource type of the Kubernetes API.
 type ConfigMapVolumeSource struct {
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
-	Items                []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	Items                []KeyToPath `json:"items,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=items"`
 	DefaultMode          *int32      `json:"defaultMode,omitempty" protobuf:"varint,3,opt,name=defaultMode"`
 	Optional             *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 	DefaultUser          *int64      `json:"defaultUser,omitempty" protobuf:"varint,5,opt,name=defaultUser"`
@@ -331,7 +331,7 @@ type ConfigMapVolumeSource struct {
 // ConfigMapProjection is the core/v1 ConfigMapProjection type of the Kubernetes API.
 type ConfigMapProjection struct {
 	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
-	Items                []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	Items                []KeyToPath `json:"items,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=items"`
 	Optional             *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 }
 
@@ -347,7 +347,7 @@ type ServiceAccountTokenProjection struct {
 type ClusterTrustBundleProjection struct {
 	Name          *string               `json:"name,omitempty" protobuf:"bytes,1,rep,name=name"`
 	SignerName    *string               `json:"signerName,omitempty" protobuf:"bytes,2,rep,name=signerName"`
-	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty" protobuf:"bytes,3,rep,name=labelSelector"`
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty" structType:"atomic" protobuf:"bytes,3,rep,name=labelSelector"`
 	Optional      *bool                 `json:"optional,omitempty" protobuf:"varint,5,opt,name=optional"`
 	Path          string                `json:"path" protobuf:"bytes,4,rep,name=path"`
 	User          *int64                `json:"user,omitempty" protobuf:"varint,6,opt,name=user"`
@@ -367,7 +367,7 @@ type PodCertificateProjection struct {
 
 // ProjectedVolumeSource is the core/v1 ProjectedVolumeSource type of the Kubernetes API.
 type ProjectedVolumeSource struct {
-	Sources     []VolumeProjection `json:"sources" protobuf:"bytes,1,rep,name=sources"`
+	Sources     []VolumeProjection `json:"sources" listType:"atomic" protobuf:"bytes,1,rep,name=sources"`
 	DefaultMode *int32             `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
 	DefaultUser *int64             `json:"defaultUser,omitempty" protobuf:"varint,3,opt,name=defaultUser"`
 }
@@ -396,7 +396,7 @@ type CSIVolumeSource struct {
 	ReadOnly             *bool                 `json:"readOnly,omitempty" protobuf:"varint,2,opt,name=readOnly"`
 	FSType               *string               `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
 	VolumeAttributes     map[string]string     `json:"volumeAttributes,omitempty" protobuf:"bytes,4,rep,name=volumeAttributes"`
-	NodePublishSecretRef *LocalObjectReference `json:"nodePublishSecretRef,omitempty" protobuf:"bytes,5,opt,name=nodePublishSecretRef"`
+	NodePublishSecretRef *LocalObjectReference `json:"nodePublishSecretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=nodePublishSecretRef"`
 }
 
 // EphemeralVolumeSource is the core/v1 EphemeralVolumeSource type of the Kubernetes API.
@@ -428,7 +428,7 @@ type VolumeMount struct {
 	SubPath           string                 `json:"subPath,omitempty" protobuf:"bytes,4,opt,name=subPath"`
 	MountPropagation  *MountPropagationMode  `json:"mountPropagation,omitempty" protobuf:"bytes,5,opt,name=mountPropagation,casttype=MountPropagationMode"`
 	SubPathExpr       string                 `json:"subPathExpr,omitempty" protobuf:"bytes,6,opt,name=subPathExpr"`
-	BindMountOptions  []string               `json:"bindMountOptions,omitempty" protobuf:"bytes,8,rep,name=bindMountOptions"`
+	BindMountOptions  []string               `json:"bindMountOptions,omitempty" listType:"set" protobuf:"bytes,8,rep,name=bindMountOptions"`
 }
 
 // MountPropagationMode is the core/v1 MountPropagationMode type of the Kubernetes API.
@@ -452,11 +452,11 @@ type EnvVar struct {
 
 // EnvVarSource is the core/v1 EnvVarSource type of the Kubernetes API.
 type EnvVarSource struct {
-	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty" protobuf:"bytes,1,opt,name=fieldRef"`
-	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty" protobuf:"bytes,2,opt,name=resourceFieldRef"`
-	ConfigMapKeyRef  *ConfigMapKeySelector  `json:"configMapKeyRef,omitempty" protobuf:"bytes,3,opt,name=configMapKeyRef"`
-	SecretKeyRef     *SecretKeySelector     `json:"secretKeyRef,omitempty" protobuf:"bytes,4,opt,name=secretKeyRef"`
-	FileKeyRef       *FileKeySelector       `json:"fileKeyRef,omitempty" protobuf:"bytes,5,opt,name=fileKeyRef"`
+	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty" structType:"atomic" protobuf:"bytes,1,opt,name=fieldRef"`
+	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty" structType:"atomic" protobuf:"bytes,2,opt,name=resourceFieldRef"`
+	ConfigMapKeyRef  *ConfigMapKeySelector  `json:"configMapKeyRef,omitempty" structType:"atomic" protobuf:"bytes,3,opt,name=configMapKeyRef"`
+	SecretKeyRef     *SecretKeySelector     `json:"secretKeyRef,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=secretKeyRef"`
+	FileKeyRef       *FileKeySelector       `json:"fileKeyRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=fileKeyRef"`
 }
 
 // FileKeySelector is the core/v1 FileKeySelector type of the Kubernetes API.
@@ -528,7 +528,7 @@ type HTTPGetAction struct {
 	Port        intstr.IntOrString `json:"port" protobuf:"bytes,2,opt,name=port"`
 	Host        string             `json:"host,omitempty" protobuf:"bytes,3,opt,name=host"`
 	Scheme      URIScheme          `json:"scheme,omitempty" protobuf:"bytes,4,opt,name=scheme,casttype=URIScheme"`
-	HTTPHeaders []HTTPHeader       `json:"httpHeaders,omitempty" protobuf:"bytes,5,rep,name=httpHeaders"`
+	HTTPHeaders []HTTPHeader       `json:"httpHeaders,omitempty" listType:"atomic" protobuf:"bytes,5,rep,name=httpHeaders"`
 	Protocol    *HTTPProtocol      `json:"protocol,omitempty" protobuf:"bytes,6,opt,name=protocol,casttype=HTTPProtocol"`
 }
 
@@ -553,7 +553,7 @@ type GRPCProbeMode string
 
 // ExecAction is the core/v1 ExecAction type of the Kubernetes API.
 type ExecAction struct {
-	Command []string `json:"command,omitempty" protobuf:"bytes,1,rep,name=command"`
+	Command []string `json:"command,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=command"`
 }
 
 // SleepAction is the core/v1 SleepAction type of the Kubernetes API.
@@ -595,15 +595,15 @@ type Capability string
 
 // Capabilities is the core/v1 Capabilities type of the Kubernetes API.
 type Capabilities struct {
-	Add  []Capability `json:"add,omitempty" protobuf:"bytes,1,rep,name=add,casttype=Capability"`
-	Drop []Capability `json:"drop,omitempty" protobuf:"bytes,2,rep,name=drop,casttype=Capability"`
+	Add  []Capability `json:"add,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=add,casttype=Capability"`
+	Drop []Capability `json:"drop,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=drop,casttype=Capability"`
 }
 
 // ResourceRequirements is the core/v1 ResourceRequirements type of the Kubernetes API.
 type ResourceRequirements struct {
 	Limits   ResourceList    `json:"limits,omitempty" protobuf:"bytes,1,rep,name=limits,casttype=ResourceList,castkey=ResourceName"`
 	Requests ResourceList    `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests,casttype=ResourceList,castkey=ResourceName"`
-	Claims   []ResourceClaim `json:"claims,omitempty" protobuf:"bytes,3,opt,name=claims"`
+	Claims   []ResourceClaim `json:"claims,omitempty" listType:"map" listMapKey:"name" protobuf:"bytes,3,opt,name=claims"`
 }
 
 // VolumeResourceRequirements is the core/v1 VolumeResourceRequirements type of the Kubernetes API.
@@ -622,18 +622,18 @@ type ResourceClaim struct {
 type Container struct {
 	Name                     string                   `json:"name" protobuf:"bytes,1,opt,name=name"`
 	Image                    string                   `json:"image,omitempty" protobuf:"bytes,2,opt,name=image"`
-	Command                  []string                 `json:"command,omitempty" protobuf:"bytes,3,rep,name=command"`
-	Args                     []string                 `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
+	Command                  []string                 `json:"command,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=command"`
+	Args                     []string                 `json:"args,omitempty" listType:"atomic" protobuf:"bytes,4,rep,name=args"`
 	WorkingDir               string                   `json:"workingDir,omitempty" protobuf:"bytes,5,opt,name=workingDir"`
-	Ports                    []ContainerPort          `json:"ports,omitempty" protobuf:"bytes,6,rep,name=ports"`
-	EnvFrom                  []EnvFromSource          `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
-	Env                      []EnvVar                 `json:"env,omitempty" protobuf:"bytes,7,rep,name=env"`
+	Ports                    []ContainerPort          `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"containerPort" listType:"map" listMapKey:"containerPort,protocol" protobuf:"bytes,6,rep,name=ports"`
+	EnvFrom                  []EnvFromSource          `json:"envFrom,omitempty" listType:"atomic" protobuf:"bytes,19,rep,name=envFrom"`
+	Env                      []EnvVar                 `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,7,rep,name=env"`
 	Resources                ResourceRequirements     `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
-	ResizePolicy             []ContainerResizePolicy  `json:"resizePolicy,omitempty" protobuf:"bytes,23,rep,name=resizePolicy"`
+	ResizePolicy             []ContainerResizePolicy  `json:"resizePolicy,omitempty" listType:"atomic" protobuf:"bytes,23,rep,name=resizePolicy"`
 	RestartPolicy            *ContainerRestartPolicy  `json:"restartPolicy,omitempty" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
-	RestartPolicyRules       []ContainerRestartRule   `json:"restartPolicyRules,omitempty" protobuf:"bytes,25,rep,name=restartPolicyRules"`
-	VolumeMounts             []VolumeMount            `json:"volumeMounts,omitempty" protobuf:"bytes,9,rep,name=volumeMounts"`
-	VolumeDevices            []VolumeDevice           `json:"volumeDevices,omitempty" protobuf:"bytes,21,rep,name=volumeDevices"`
+	RestartPolicyRules       []ContainerRestartRule   `json:"restartPolicyRules,omitempty" listType:"atomic" protobuf:"bytes,25,rep,name=restartPolicyRules"`
+	VolumeMounts             []VolumeMount            `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" listType:"map" listMapKey:"mountPath" protobuf:"bytes,9,rep,name=volumeMounts"`
+	VolumeDevices            []VolumeDevice           `json:"volumeDevices,omitempty" patchStrategy:"merge" patchMergeKey:"devicePath" listType:"map" listMapKey:"devicePath" protobuf:"bytes,21,rep,name=volumeDevices"`
 	LivenessProbe            *Probe                   `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	ReadinessProbe           *Probe                   `json:"readinessProbe,omitempty" protobuf:"bytes,11,opt,name=readinessProbe"`
 	StartupProbe             *Probe                   `json:"startupProbe,omitempty" protobuf:"bytes,22,opt,name=startupProbe"`
@@ -718,16 +718,16 @@ type ContainerStatus struct {
 	Started                  *bool                 `json:"started,omitempty" protobuf:"varint,9,opt,name=started"`
 	AllocatedResources       ResourceList          `json:"allocatedResources,omitempty" protobuf:"bytes,10,rep,name=allocatedResources,casttype=ResourceList,castkey=ResourceName"`
 	Resources                *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,11,opt,name=resources"`
-	VolumeMounts             []VolumeMountStatus   `json:"volumeMounts,omitempty" protobuf:"bytes,12,rep,name=volumeMounts"`
+	VolumeMounts             []VolumeMountStatus   `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" listType:"map" listMapKey:"mountPath" protobuf:"bytes,12,rep,name=volumeMounts"`
 	User                     *ContainerUser        `json:"user,omitempty" protobuf:"bytes,13,opt,name=user,casttype=ContainerUser"`
-	AllocatedResourcesStatus []ResourceStatus      `json:"allocatedResourcesStatus,omitempty" protobuf:"bytes,14,rep,name=allocatedResourcesStatus"`
+	AllocatedResourcesStatus []ResourceStatus      `json:"allocatedResourcesStatus,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,14,rep,name=allocatedResourcesStatus"`
 	StopSignal               *Signal               `json:"stopSignal,omitempty" protobuf:"bytes,15,opt,name=stopSignal"`
 }
 
 // ResourceStatus is the core/v1 ResourceStatus type of the Kubernetes API.
 type ResourceStatus struct {
 	Name      ResourceName     `json:"name" protobuf:"bytes,1,opt,name=name"`
-	Resources []ResourceHealth `json:"resources,omitempty" protobuf:"bytes,2,rep,name=resources"`
+	Resources []ResourceHealth `json:"resources,omitempty" listType:"map" listMapKey:"resourceID" protobuf:"bytes,2,rep,name=resources"`
 }
 
 // ResourceHealthStatus is the core/v1 ResourceHealthStatus type of the Kubernetes API.
@@ -752,7 +752,7 @@ type ContainerUser struct {
 type LinuxContainerUser struct {
 	UID                int64   `json:"uid" protobuf:"varint,1,name=uid"`
 	GID                int64   `json:"gid" protobuf:"varint,2,name=gid"`
-	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" protobuf:"varint,3,rep,name=supplementalGroups"`
+	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" listType:"atomic" protobuf:"varint,3,rep,name=supplementalGroups"`
 }
 
 // PodPhase is the core/v1 PodPhase type of the Kubernetes API.
@@ -812,7 +812,7 @@ type ContainerRestartRuleAction string
 // ContainerRestartRuleOnExitCodes is the core/v1 ContainerRestartRuleOnExitCodes type of the Kubernetes API.
 type ContainerRestartRuleOnExitCodes struct {
 	Operator ContainerRestartRuleOnExitCodesOperator `json:"operator,omitempty" protobuf:"bytes,1,opt,name=operator,casttype=ContainerRestartRuleOnExitCodesOperator"`
-	Values   []int32                                 `json:"values,omitempty" protobuf:"varint,2,rep,name=values"`
+	Values   []int32                                 `json:"values,omitempty" listType:"set" protobuf:"varint,2,rep,name=values"`
 }
 
 // ContainerRestartRuleOnExitCodesOperator is the core/v1 ContainerRestartRuleOnExitCodesOperator type of the Kubernetes API.
@@ -823,20 +823,20 @@ type DNSPolicy string
 
 // NodeSelector is the core/v1 NodeSelector type of the Kubernetes API.
 type NodeSelector struct {
-	NodeSelectorTerms []NodeSelectorTerm `json:"nodeSelectorTerms" protobuf:"bytes,1,rep,name=nodeSelectorTerms"`
+	NodeSelectorTerms []NodeSelectorTerm `json:"nodeSelectorTerms" listType:"atomic" structType:"atomic" protobuf:"bytes,1,rep,name=nodeSelectorTerms"`
 }
 
 // NodeSelectorTerm is the core/v1 NodeSelectorTerm type of the Kubernetes API.
 type NodeSelectorTerm struct {
-	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,1,rep,name=matchExpressions"`
-	MatchFields      []NodeSelectorRequirement `json:"matchFields,omitempty" protobuf:"bytes,2,rep,name=matchFields"`
+	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=matchExpressions"`
+	MatchFields      []NodeSelectorRequirement `json:"matchFields,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=matchFields"`
 }
 
 // NodeSelectorRequirement is the core/v1 NodeSelectorRequirement type of the Kubernetes API.
 type NodeSelectorRequirement struct {
 	Key      string               `json:"key" protobuf:"bytes,1,opt,name=key"`
 	Operator NodeSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=NodeSelectorOperator"`
-	Values   []string             `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
+	Values   []string             `json:"values,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=values"`
 }
 
 // NodeSelectorOperator is the core/v1 NodeSelectorOperator type of the Kubernetes API.
@@ -851,14 +851,14 @@ type Affinity struct {
 
 // PodAffinity is the core/v1 PodAffinity type of the Kubernetes API.
 type PodAffinity struct {
-	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,rep,name=requiredDuringSchedulingIgnoredDuringExecution"`
-	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
+	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=requiredDuringSchedulingIgnoredDuringExecution"`
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
 }
 
 // PodAntiAffinity is the core/v1 PodAntiAffinity type of the Kubernetes API.
 type PodAntiAffinity struct {
-	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,rep,name=requiredDuringSchedulingIgnoredDuringExecution"`
-	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
+	RequiredDuringSchedulingIgnoredDuringExecution  []PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=requiredDuringSchedulingIgnoredDuringExecution"`
+	PreferredDuringSchedulingIgnoredDuringExecution []WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
 }
 
 // WeightedPodAffinityTerm is the core/v1 WeightedPodAffinityTerm type of the Kubernetes API.
@@ -869,24 +869,24 @@ type WeightedPodAffinityTerm struct {
 
 // PodAffinityTerm is the core/v1 PodAffinityTerm type of the Kubernetes API.
 type PodAffinityTerm struct {
-	LabelSelector     *metav1.LabelSelector `json:"labelSelector,omitempty" protobuf:"bytes,1,opt,name=labelSelector"`
-	Namespaces        []string              `json:"namespaces,omitempty" protobuf:"bytes,2,rep,name=namespaces"`
+	LabelSelector     *metav1.LabelSelector `json:"labelSelector,omitempty" structType:"atomic" protobuf:"bytes,1,opt,name=labelSelector"`
+	Namespaces        []string              `json:"namespaces,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=namespaces"`
 	TopologyKey       string                `json:"topologyKey" protobuf:"bytes,3,opt,name=topologyKey"`
-	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,4,opt,name=namespaceSelector"`
-	MatchLabelKeys    []string              `json:"matchLabelKeys,omitempty" protobuf:"bytes,5,opt,name=matchLabelKeys"`
-	MismatchLabelKeys []string              `json:"mismatchLabelKeys,omitempty" protobuf:"bytes,6,opt,name=mismatchLabelKeys"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=namespaceSelector"`
+	MatchLabelKeys    []string              `json:"matchLabelKeys,omitempty" listType:"atomic" protobuf:"bytes,5,opt,name=matchLabelKeys"`
+	MismatchLabelKeys []string              `json:"mismatchLabelKeys,omitempty" listType:"atomic" protobuf:"bytes,6,opt,name=mismatchLabelKeys"`
 }
 
 // NodeAffinity is the core/v1 NodeAffinity type of the Kubernetes API.
 type NodeAffinity struct {
-	RequiredDuringSchedulingIgnoredDuringExecution  *NodeSelector             `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,1,opt,name=requiredDuringSchedulingIgnoredDuringExecution"`
-	PreferredDuringSchedulingIgnoredDuringExecution []PreferredSchedulingTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
+	RequiredDuringSchedulingIgnoredDuringExecution  *NodeSelector             `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty" structType:"atomic" protobuf:"bytes,1,opt,name=requiredDuringSchedulingIgnoredDuringExecution"`
+	PreferredDuringSchedulingIgnoredDuringExecution []PreferredSchedulingTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=preferredDuringSchedulingIgnoredDuringExecution"`
 }
 
 // PreferredSchedulingTerm is the core/v1 PreferredSchedulingTerm type of the Kubernetes API.
 type PreferredSchedulingTerm struct {
 	Weight     int32            `json:"weight" protobuf:"varint,1,opt,name=weight"`
-	Preference NodeSelectorTerm `json:"preference" protobuf:"bytes,2,opt,name=preference"`
+	Preference NodeSelectorTerm `json:"preference" structType:"atomic" protobuf:"bytes,2,opt,name=preference"`
 }
 
 // Taint is the core/v1 Taint type of the Kubernetes API.
@@ -919,15 +919,15 @@ type PodReadinessGate struct {
 
 // PodSpec is the core/v1 PodSpec type of the Kubernetes API.
 type PodSpec struct {
-	Volumes                       []Volume                   `json:"volumes,omitempty" protobuf:"bytes,1,rep,name=volumes"`
-	InitContainers                []Container                `json:"initContainers,omitempty" protobuf:"bytes,20,rep,name=initContainers"`
-	Containers                    []Container                `json:"containers" protobuf:"bytes,2,rep,name=containers"`
-	EphemeralContainers           []EphemeralContainer       `json:"ephemeralContainers,omitempty" protobuf:"bytes,34,rep,name=ephemeralContainers"`
+	Volumes                       []Volume                   `json:"volumes,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,1,rep,name=volumes"`
+	InitContainers                []Container                `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,20,rep,name=initContainers"`
+	Containers                    []Container                `json:"containers" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,2,rep,name=containers"`
+	EphemeralContainers           []EphemeralContainer       `json:"ephemeralContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,34,rep,name=ephemeralContainers"`
 	RestartPolicy                 RestartPolicy              `json:"restartPolicy,omitempty" protobuf:"bytes,3,opt,name=restartPolicy,casttype=RestartPolicy"`
 	TerminationGracePeriodSeconds *int64                     `json:"terminationGracePeriodSeconds,omitempty" protobuf:"varint,4,opt,name=terminationGracePeriodSeconds"`
 	ActiveDeadlineSeconds         *int64                     `json:"activeDeadlineSeconds,omitempty" protobuf:"varint,5,opt,name=activeDeadlineSeconds"`
 	DNSPolicy                     DNSPolicy                  `json:"dnsPolicy,omitempty" protobuf:"bytes,6,opt,name=dnsPolicy,casttype=DNSPolicy"`
-	NodeSelector                  map[string]string          `json:"nodeSelector,omitempty" protobuf:"bytes,7,rep,name=nodeSelector"`
+	NodeSelector                  map[string]string          `json:"nodeSelector,omitempty" mapType:"atomic" protobuf:"bytes,7,rep,name=nodeSelector"`
 	ServiceAccountName            string                     `json:"serviceAccountName,omitempty" protobuf:"bytes,8,opt,name=serviceAccountName"`
 	DeprecatedServiceAccount      string                     `json:"serviceAccount,omitempty" protobuf:"bytes,9,opt,name=serviceAccount"`
 	AutomountServiceAccountToken  *bool                      `json:"automountServiceAccountToken,omitempty" protobuf:"varint,21,opt,name=automountServiceAccountToken"`
@@ -937,31 +937,31 @@ type PodSpec struct {
 	HostIPC                       bool                       `json:"hostIPC,omitempty" protobuf:"varint,13,opt,name=hostIPC"`
 	ShareProcessNamespace         *bool                      `json:"shareProcessNamespace,omitempty" protobuf:"varint,27,opt,name=shareProcessNamespace"`
 	SecurityContext               *PodSecurityContext        `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
-	ImagePullSecrets              []LocalObjectReference     `json:"imagePullSecrets,omitempty" protobuf:"bytes,15,rep,name=imagePullSecrets"`
+	ImagePullSecrets              []LocalObjectReference     `json:"imagePullSecrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" structType:"atomic" protobuf:"bytes,15,rep,name=imagePullSecrets"`
 	Hostname                      string                     `json:"hostname,omitempty" protobuf:"bytes,16,opt,name=hostname"`
 	Subdomain                     string                     `json:"subdomain,omitempty" protobuf:"bytes,17,opt,name=subdomain"`
 	Affinity                      *Affinity                  `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
 	SchedulerName                 string                     `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
-	Tolerations                   []Toleration               `json:"tolerations,omitempty" protobuf:"bytes,22,opt,name=tolerations"`
-	HostAliases                   []HostAlias                `json:"hostAliases,omitempty" protobuf:"bytes,23,rep,name=hostAliases"`
+	Tolerations                   []Toleration               `json:"tolerations,omitempty" listType:"atomic" protobuf:"bytes,22,opt,name=tolerations"`
+	HostAliases                   []HostAlias                `json:"hostAliases,omitempty" patchStrategy:"merge" patchMergeKey:"ip" listType:"map" listMapKey:"ip" protobuf:"bytes,23,rep,name=hostAliases"`
 	PriorityClassName             string                     `json:"priorityClassName,omitempty" protobuf:"bytes,24,opt,name=priorityClassName"`
 	Priority                      *int32                     `json:"priority,omitempty" protobuf:"bytes,25,opt,name=priority"`
 	DNSConfig                     *PodDNSConfig              `json:"dnsConfig,omitempty" protobuf:"bytes,26,opt,name=dnsConfig"`
-	ReadinessGates                []PodReadinessGate         `json:"readinessGates,omitempty" protobuf:"bytes,28,opt,name=readinessGates"`
+	ReadinessGates                []PodReadinessGate         `json:"readinessGates,omitempty" listType:"atomic" protobuf:"bytes,28,opt,name=readinessGates"`
 	RuntimeClassName              *string                    `json:"runtimeClassName,omitempty" protobuf:"bytes,29,opt,name=runtimeClassName"`
 	EnableServiceLinks            *bool                      `json:"enableServiceLinks,omitempty" protobuf:"varint,30,opt,name=enableServiceLinks"`
 	PreemptionPolicy              *PreemptionPolicy          `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
 	Overhead                      ResourceList               `json:"overhead,omitempty" protobuf:"bytes,32,opt,name=overhead"`
-	TopologySpreadConstraints     []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" protobuf:"bytes,33,opt,name=topologySpreadConstraints"`
+	TopologySpreadConstraints     []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" patchStrategy:"merge" patchMergeKey:"topologyKey" listType:"map" listMapKey:"topologyKey,whenUnsatisfiable" protobuf:"bytes,33,opt,name=topologySpreadConstraints"`
 	SetHostnameAsFQDN             *bool                      `json:"setHostnameAsFQDN,omitempty" protobuf:"varint,35,opt,name=setHostnameAsFQDN"`
 	OS                            *PodOS                     `json:"os,omitempty" protobuf:"bytes,36,opt,name=os"`
 	HostUsers                     *bool                      `json:"hostUsers,omitempty" protobuf:"bytes,37,opt,name=hostUsers"`
-	SchedulingGates               []PodSchedulingGate        `json:"schedulingGates,omitempty" protobuf:"bytes,38,opt,name=schedulingGates"`
-	ResourceClaims                []PodResourceClaim         `json:"resourceClaims,omitempty" protobuf:"bytes,39,rep,name=resourceClaims"`
+	SchedulingGates               []PodSchedulingGate        `json:"schedulingGates,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,38,opt,name=schedulingGates"`
+	ResourceClaims                []PodResourceClaim         `json:"resourceClaims,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,39,rep,name=resourceClaims"`
 	Resources                     *ResourceRequirements      `json:"resources,omitempty" protobuf:"bytes,40,opt,name=resources"`
 	HostnameOverride              *string                    `json:"hostnameOverride,omitempty" protobuf:"bytes,41,opt,name=hostnameOverride"`
 	SchedulingGroup               *PodSchedulingGroup        `json:"schedulingGroup,omitempty" protobuf:"bytes,43,opt,name=schedulingGroup"`
-	EvictionResponders            []EvictionResponder        `json:"evictionResponders,omitempty" protobuf:"bytes,44,rep,name=evictionResponders"`
+	EvictionResponders            []EvictionResponder        `json:"evictionResponders,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" structType:"atomic" protobuf:"bytes,44,rep,name=evictionResponders"`
 }
 
 // PodResourceClaim is the core/v1 PodResourceClaim type of the Kubernetes API.
@@ -979,7 +979,7 @@ type PodResourceClaimStatus struct {
 
 // PodExtendedResourceClaimStatus is the core/v1 PodExtendedResourceClaimStatus type of the Kubernetes API.
 type PodExtendedResourceClaimStatus struct {
-	RequestMappings   []ContainerExtendedResourceRequest `json:"requestMappings" protobuf:"bytes,1,rep,name=requestMappings"`
+	RequestMappings   []ContainerExtendedResourceRequest `json:"requestMappings" listType:"atomic" protobuf:"bytes,1,rep,name=requestMappings"`
 	ResourceClaimName string                             `json:"resourceClaimName" protobuf:"bytes,2,name=resourceClaimName"`
 }
 
@@ -1019,17 +1019,17 @@ type TopologySpreadConstraint struct {
 	MaxSkew            int32                         `json:"maxSkew" protobuf:"varint,1,opt,name=maxSkew"`
 	TopologyKey        string                        `json:"topologyKey" protobuf:"bytes,2,opt,name=topologyKey"`
 	WhenUnsatisfiable  UnsatisfiableConstraintAction `json:"whenUnsatisfiable" protobuf:"bytes,3,opt,name=whenUnsatisfiable,casttype=UnsatisfiableConstraintAction"`
-	LabelSelector      *metav1.LabelSelector         `json:"labelSelector,omitempty" protobuf:"bytes,4,opt,name=labelSelector"`
+	LabelSelector      *metav1.LabelSelector         `json:"labelSelector,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=labelSelector"`
 	MinDomains         *int32                        `json:"minDomains,omitempty" protobuf:"varint,5,opt,name=minDomains"`
 	NodeAffinityPolicy *NodeInclusionPolicy          `json:"nodeAffinityPolicy,omitempty" protobuf:"bytes,6,opt,name=nodeAffinityPolicy"`
 	NodeTaintsPolicy   *NodeInclusionPolicy          `json:"nodeTaintsPolicy,omitempty" protobuf:"bytes,7,opt,name=nodeTaintsPolicy"`
-	MatchLabelKeys     []string                      `json:"matchLabelKeys,omitempty" protobuf:"bytes,8,opt,name=matchLabelKeys"`
+	MatchLabelKeys     []string                      `json:"matchLabelKeys,omitempty" listType:"atomic" protobuf:"bytes,8,opt,name=matchLabelKeys"`
 }
 
 // HostAlias is the core/v1 HostAlias type of the Kubernetes API.
 type HostAlias struct {
 	IP        string   `json:"ip" protobuf:"bytes,1,opt,name=ip"`
-	Hostnames []string `json:"hostnames,omitempty" protobuf:"bytes,2,rep,name=hostnames"`
+	Hostnames []string `json:"hostnames,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=hostnames"`
 }
 
 // PodFSGroupChangePolicy is the core/v1 PodFSGroupChangePolicy type of the Kubernetes API.
@@ -1048,10 +1048,10 @@ type PodSecurityContext struct {
 	RunAsUser                *int64                         `json:"runAsUser,omitempty" protobuf:"varint,2,opt,name=runAsUser"`
 	RunAsGroup               *int64                         `json:"runAsGroup,omitempty" protobuf:"varint,6,opt,name=runAsGroup"`
 	RunAsNonRoot             *bool                          `json:"runAsNonRoot,omitempty" protobuf:"varint,3,opt,name=runAsNonRoot"`
-	SupplementalGroups       []int64                        `json:"supplementalGroups,omitempty" protobuf:"varint,4,rep,name=supplementalGroups"`
+	SupplementalGroups       []int64                        `json:"supplementalGroups,omitempty" listType:"atomic" protobuf:"varint,4,rep,name=supplementalGroups"`
 	SupplementalGroupsPolicy *SupplementalGroupsPolicy      `json:"supplementalGroupsPolicy,omitempty" protobuf:"bytes,12,opt,name=supplementalGroupsPolicy"`
 	FSGroup                  *int64                         `json:"fsGroup,omitempty" protobuf:"varint,5,opt,name=fsGroup"`
-	Sysctls                  []Sysctl                       `json:"sysctls,omitempty" protobuf:"bytes,7,rep,name=sysctls"`
+	Sysctls                  []Sysctl                       `json:"sysctls,omitempty" listType:"atomic" protobuf:"bytes,7,rep,name=sysctls"`
 	FSGroupChangePolicy      *PodFSGroupChangePolicy        `json:"fsGroupChangePolicy,omitempty" protobuf:"bytes,9,opt,name=fsGroupChangePolicy"`
 	SeccompProfile           *SeccompProfile                `json:"seccompProfile,omitempty" protobuf:"bytes,10,opt,name=seccompProfile"`
 	AppArmorProfile          *AppArmorProfile               `json:"appArmorProfile,omitempty" protobuf:"bytes,11,opt,name=appArmorProfile"`
@@ -1081,9 +1081,9 @@ type PodQOSClass string
 
 // PodDNSConfig is the core/v1 PodDNSConfig type of the Kubernetes API.
 type PodDNSConfig struct {
-	Nameservers []string             `json:"nameservers,omitempty" protobuf:"bytes,1,rep,name=nameservers"`
-	Searches    []string             `json:"searches,omitempty" protobuf:"bytes,2,rep,name=searches"`
-	Options     []PodDNSConfigOption `json:"options,omitempty" protobuf:"bytes,3,rep,name=options"`
+	Nameservers []string             `json:"nameservers,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=nameservers"`
+	Searches    []string             `json:"searches,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=searches"`
+	Options     []PodDNSConfigOption `json:"options,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=options"`
 }
 
 // PodDNSConfigOption is the core/v1 PodDNSConfigOption type of the Kubernetes API.
@@ -1106,18 +1106,18 @@ type HostIP struct {
 type EphemeralContainerCommon struct {
 	Name                     string                   `json:"name" protobuf:"bytes,1,opt,name=name"`
 	Image                    string                   `json:"image,omitempty" protobuf:"bytes,2,opt,name=image"`
-	Command                  []string                 `json:"command,omitempty" protobuf:"bytes,3,rep,name=command"`
-	Args                     []string                 `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
+	Command                  []string                 `json:"command,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=command"`
+	Args                     []string                 `json:"args,omitempty" listType:"atomic" protobuf:"bytes,4,rep,name=args"`
 	WorkingDir               string                   `json:"workingDir,omitempty" protobuf:"bytes,5,opt,name=workingDir"`
-	Ports                    []ContainerPort          `json:"ports,omitempty" protobuf:"bytes,6,rep,name=ports"`
-	EnvFrom                  []EnvFromSource          `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
-	Env                      []EnvVar                 `json:"env,omitempty" protobuf:"bytes,7,rep,name=env"`
+	Ports                    []ContainerPort          `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"containerPort" listType:"map" listMapKey:"containerPort,protocol" protobuf:"bytes,6,rep,name=ports"`
+	EnvFrom                  []EnvFromSource          `json:"envFrom,omitempty" listType:"atomic" protobuf:"bytes,19,rep,name=envFrom"`
+	Env                      []EnvVar                 `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,7,rep,name=env"`
 	Resources                ResourceRequirements     `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
-	ResizePolicy             []ContainerResizePolicy  `json:"resizePolicy,omitempty" protobuf:"bytes,23,rep,name=resizePolicy"`
+	ResizePolicy             []ContainerResizePolicy  `json:"resizePolicy,omitempty" listType:"atomic" protobuf:"bytes,23,rep,name=resizePolicy"`
 	RestartPolicy            *ContainerRestartPolicy  `json:"restartPolicy,omitempty" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
-	RestartPolicyRules       []ContainerRestartRule   `json:"restartPolicyRules,omitempty" protobuf:"bytes,25,rep,name=restartPolicyRules"`
-	VolumeMounts             []VolumeMount            `json:"volumeMounts,omitempty" protobuf:"bytes,9,rep,name=volumeMounts"`
-	VolumeDevices            []VolumeDevice           `json:"volumeDevices,omitempty" protobuf:"bytes,21,rep,name=volumeDevices"`
+	RestartPolicyRules       []ContainerRestartRule   `json:"restartPolicyRules,omitempty" listType:"atomic" protobuf:"bytes,25,rep,name=restartPolicyRules"`
+	VolumeMounts             []VolumeMount            `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath" listType:"map" listMapKey:"mountPath" protobuf:"bytes,9,rep,name=volumeMounts"`
+	VolumeDevices            []VolumeDevice           `json:"volumeDevices,omitempty" patchStrategy:"merge" patchMergeKey:"devicePath" listType:"map" listMapKey:"devicePath" protobuf:"bytes,21,rep,name=volumeDevices"`
 	LivenessProbe            *Probe                   `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	ReadinessProbe           *Probe                   `json:"readinessProbe,omitempty" protobuf:"bytes,11,opt,name=readinessProbe"`
 	StartupProbe             *Probe                   `json:"startupProbe,omitempty" protobuf:"bytes,22,opt,name=startupProbe"`
@@ -1147,26 +1147,26 @@ type EvictionResponder struct {
 type PodStatus struct {
 	ObservedGeneration                   int64                                `json:"observedGeneration,omitempty" protobuf:"varint,17,opt,name=observedGeneration"`
 	Phase                                PodPhase                             `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=PodPhase"`
-	Conditions                           []PodCondition                       `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+	Conditions                           []PodCondition                       `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 	Message                              string                               `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	Reason                               string                               `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	NominatedNodeName                    string                               `json:"nominatedNodeName,omitempty" protobuf:"bytes,11,opt,name=nominatedNodeName"`
 	HostIP                               string                               `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
-	HostIPs                              []HostIP                             `json:"hostIPs,omitempty" protobuf:"bytes,16,rep,name=hostIPs"`
+	HostIPs                              []HostIP                             `json:"hostIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" listType:"atomic" protobuf:"bytes,16,rep,name=hostIPs"`
 	PodIP                                string                               `json:"podIP,omitempty" protobuf:"bytes,6,opt,name=podIP"`
-	PodIPs                               []PodIP                              `json:"podIPs,omitempty" protobuf:"bytes,12,rep,name=podIPs"`
+	PodIPs                               []PodIP                              `json:"podIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" listType:"map" listMapKey:"ip" protobuf:"bytes,12,rep,name=podIPs"`
 	StartTime                            *metav1.Time                         `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
-	InitContainerStatuses                []ContainerStatus                    `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
-	ContainerStatuses                    []ContainerStatus                    `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
+	InitContainerStatuses                []ContainerStatus                    `json:"initContainerStatuses,omitempty" listType:"atomic" protobuf:"bytes,10,rep,name=initContainerStatuses"`
+	ContainerStatuses                    []ContainerStatus                    `json:"containerStatuses,omitempty" listType:"atomic" protobuf:"bytes,8,rep,name=containerStatuses"`
 	QOSClass                             PodQOSClass                          `json:"qosClass,omitempty" protobuf:"bytes,9,rep,name=qosClass"`
-	EphemeralContainerStatuses           []ContainerStatus                    `json:"ephemeralContainerStatuses,omitempty" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
+	EphemeralContainerStatuses           []ContainerStatus                    `json:"ephemeralContainerStatuses,omitempty" listType:"atomic" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
 	Resize                               PodResizeStatus                      `json:"resize,omitempty" protobuf:"bytes,14,opt,name=resize,casttype=PodResizeStatus"`
-	ResourceClaimStatuses                []PodResourceClaimStatus             `json:"resourceClaimStatuses,omitempty" protobuf:"bytes,15,rep,name=resourceClaimStatuses"`
+	ResourceClaimStatuses                []PodResourceClaimStatus             `json:"resourceClaimStatuses,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,15,rep,name=resourceClaimStatuses"`
 	ExtendedResourceClaimStatus          *PodExtendedResourceClaimStatus      `json:"extendedResourceClaimStatus,omitempty" protobuf:"bytes,18,opt,name=extendedResourceClaimStatus"`
 	AllocatedResources                   ResourceList                         `json:"allocatedResources,omitempty" protobuf:"bytes,19,rep,name=allocatedResources,casttype=ResourceList,castkey=ResourceName"`
 	Resources                            *ResourceRequirements                `json:"resources,omitempty" protobuf:"bytes,20,opt,name=resources"`
-	NodeAllocatableResourceClaimStatuses []NodeAllocatableResourceClaimStatus `json:"nodeAllocatableResourceClaimStatuses,omitempty" protobuf:"bytes,21,rep,name=nodeAllocatableResourceClaimStatuses"`
-	VolumeHealth                         []PodVolumeHealth                    `json:"volumeHealth,omitempty" protobuf:"bytes,22,rep,name=volumeHealth"`
+	NodeAllocatableResourceClaimStatuses []NodeAllocatableResourceClaimStatus `json:"nodeAllocatableResourceClaimStatuses,omitempty" patchStrategy:"merge" patchMergeKey:"resourceClaimName" listType:"map" listMapKey:"resourceClaimName" protobuf:"bytes,21,rep,name=nodeAllocatableResourceClaimStatuses"`
+	VolumeHealth                         []PodVolumeHealth                    `json:"volumeHealth,omitempty" listType:"map" listMapKey:"name" protobuf:"bytes,22,rep,name=volumeHealth"`
 }
 
 // Pod is the core/v1 Pod type of the Kubernetes API.
@@ -1215,12 +1215,12 @@ type ServiceExternalTrafficPolicy string
 // ServiceStatus is the core/v1 ServiceStatus type of the Kubernetes API.
 type ServiceStatus struct {
 	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty" protobuf:"bytes,1,opt,name=loadBalancer"`
-	Conditions   []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+	Conditions   []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // LoadBalancerStatus is the core/v1 LoadBalancerStatus type of the Kubernetes API.
 type LoadBalancerStatus struct {
-	Ingress []LoadBalancerIngress `json:"ingress,omitempty" protobuf:"bytes,1,rep,name=ingress"`
+	Ingress []LoadBalancerIngress `json:"ingress,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=ingress"`
 }
 
 // LoadBalancerIngress is the core/v1 LoadBalancerIngress type of the Kubernetes API.
@@ -1228,7 +1228,7 @@ type LoadBalancerIngress struct {
 	IP       string              `json:"ip,omitempty" protobuf:"bytes,1,opt,name=ip"`
 	Hostname string              `json:"hostname,omitempty" protobuf:"bytes,2,opt,name=hostname"`
 	IPMode   *LoadBalancerIPMode `json:"ipMode,omitempty" protobuf:"bytes,3,opt,name=ipMode"`
-	Ports    []PortStatus        `json:"ports,omitempty" protobuf:"bytes,4,rep,name=ports"`
+	Ports    []PortStatus        `json:"ports,omitempty" listType:"atomic" protobuf:"bytes,4,rep,name=ports"`
 }
 
 // IPFamily is the core/v1 IPFamily type of the Kubernetes API.
@@ -1239,21 +1239,21 @@ type IPFamilyPolicy string
 
 // ServiceSpec is the core/v1 ServiceSpec type of the Kubernetes API.
 type ServiceSpec struct {
-	Ports                         []ServicePort                 `json:"ports,omitempty" protobuf:"bytes,1,rep,name=ports"`
-	Selector                      map[string]string             `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector"`
+	Ports                         []ServicePort                 `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" listType:"map" listMapKey:"port,protocol" protobuf:"bytes,1,rep,name=ports"`
+	Selector                      map[string]string             `json:"selector,omitempty" mapType:"atomic" protobuf:"bytes,2,rep,name=selector"`
 	ClusterIP                     string                        `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
-	ClusterIPs                    []string                      `json:"clusterIPs,omitempty" protobuf:"bytes,18,opt,name=clusterIPs"`
+	ClusterIPs                    []string                      `json:"clusterIPs,omitempty" listType:"atomic" protobuf:"bytes,18,opt,name=clusterIPs"`
 	Type                          ServiceType                   `json:"type,omitempty" protobuf:"bytes,4,opt,name=type,casttype=ServiceType"`
-	ExternalIPs                   []string                      `json:"externalIPs,omitempty" protobuf:"bytes,5,rep,name=externalIPs"`
+	ExternalIPs                   []string                      `json:"externalIPs,omitempty" listType:"atomic" protobuf:"bytes,5,rep,name=externalIPs"`
 	SessionAffinity               ServiceAffinity               `json:"sessionAffinity,omitempty" protobuf:"bytes,7,opt,name=sessionAffinity,casttype=ServiceAffinity"`
 	LoadBalancerIP                string                        `json:"loadBalancerIP,omitempty" protobuf:"bytes,8,opt,name=loadBalancerIP"`
-	LoadBalancerSourceRanges      []string                      `json:"loadBalancerSourceRanges,omitempty" protobuf:"bytes,9,opt,name=loadBalancerSourceRanges"`
+	LoadBalancerSourceRanges      []string                      `json:"loadBalancerSourceRanges,omitempty" listType:"atomic" protobuf:"bytes,9,opt,name=loadBalancerSourceRanges"`
 	ExternalName                  string                        `json:"externalName,omitempty" protobuf:"bytes,10,opt,name=externalName"`
 	ExternalTrafficPolicy         ServiceExternalTrafficPolicy  `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,11,opt,name=externalTrafficPolicy"`
 	HealthCheckNodePort           int32                         `json:"healthCheckNodePort,omitempty" protobuf:"bytes,12,opt,name=healthCheckNodePort"`
 	PublishNotReadyAddresses      bool                          `json:"publishNotReadyAddresses,omitempty" protobuf:"varint,13,opt,name=publishNotReadyAddresses"`
 	SessionAffinityConfig         *SessionAffinityConfig        `json:"sessionAffinityConfig,omitempty" protobuf:"bytes,14,opt,name=sessionAffinityConfig"`
-	IPFamilies                    []IPFamily                    `json:"ipFamilies,omitempty" protobuf:"bytes,19,opt,name=ipFamilies,casttype=IPFamily"`
+	IPFamilies                    []IPFamily                    `json:"ipFamilies,omitempty" listType:"atomic" protobuf:"bytes,19,opt,name=ipFamilies,casttype=IPFamily"`
 	IPFamilyPolicy                *IPFamilyPolicy               `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy,casttype=IPFamilyPolicy"`
 	AllocateLoadBalancerNodePorts *bool                         `json:"allocateLoadBalancerNodePorts,omitempty" protobuf:"bytes,20,opt,name=allocateLoadBalancerNodePorts"`
 	LoadBalancerClass             *string                       `json:"loadBalancerClass,omitempty" protobuf:"bytes,21,opt,name=loadBalancerClass"`
@@ -1290,8 +1290,8 @@ type ServiceList struct {
 type ServiceAccount struct {
 	metav1.TypeMeta              `json:",inline"`
 	metav1.ObjectMeta            `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	Secrets                      []ObjectReference      `json:"secrets,omitempty" protobuf:"bytes,2,rep,name=secrets"`
-	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,3,rep,name=imagePullSecrets"`
+	Secrets                      []ObjectReference      `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" structType:"atomic" protobuf:"bytes,2,rep,name=secrets"`
+	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty" listType:"atomic" structType:"atomic" protobuf:"bytes,3,rep,name=imagePullSecrets"`
 	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty" protobuf:"varint,4,opt,name=automountServiceAccountToken"`
 }
 
@@ -1305,10 +1305,10 @@ type ServiceAccountList struct {
 // NodeSpec is the core/v1 NodeSpec type of the Kubernetes API.
 type NodeSpec struct {
 	PodCIDR             string                   `json:"podCIDR,omitempty" protobuf:"bytes,1,opt,name=podCIDR"`
-	PodCIDRs            []string                 `json:"podCIDRs,omitempty" protobuf:"bytes,7,opt,name=podCIDRs"`
+	PodCIDRs            []string                 `json:"podCIDRs,omitempty" patchStrategy:"merge" listType:"set" protobuf:"bytes,7,opt,name=podCIDRs"`
 	ProviderID          string                   `json:"providerID,omitempty" protobuf:"bytes,3,opt,name=providerID"`
 	Unschedulable       bool                     `json:"unschedulable,omitempty" protobuf:"varint,4,opt,name=unschedulable"`
-	Taints              []Taint                  `json:"taints,omitempty" protobuf:"bytes,5,opt,name=taints"`
+	Taints              []Taint                  `json:"taints,omitempty" listType:"atomic" protobuf:"bytes,5,opt,name=taints"`
 	ConfigSource        *NodeConfigSource        `json:"configSource,omitempty" protobuf:"bytes,6,opt,name=configSource"`
 	DoNotUseExternalID  string                   `json:"externalID,omitempty" protobuf:"bytes,2,opt,name=externalID"`
 	PodPreemptionPolicy *NodePodPreemptionPolicy `json:"podPreemptionPolicy,omitempty" protobuf:"bytes,8,opt,name=podPreemptionPolicy"`
@@ -1316,7 +1316,7 @@ type NodeSpec struct {
 
 // NodePodPreemptionPolicy is the core/v1 NodePodPreemptionPolicy type of the Kubernetes API.
 type NodePodPreemptionPolicy struct {
-	DisableResizePreemption []string `json:"disableResizePreemption,omitempty" protobuf:"bytes,1,rep,name=disableResizePreemption"`
+	DisableResizePreemption []string `json:"disableResizePreemption,omitempty" listType:"set" protobuf:"bytes,1,rep,name=disableResizePreemption"`
 }
 
 // NodeConfigSource is the core/v1 NodeConfigSource type of the Kubernetes API.
@@ -1394,17 +1394,17 @@ type NodeStatus struct {
 	Capacity         ResourceList         `json:"capacity,omitempty" protobuf:"bytes,1,rep,name=capacity,casttype=ResourceList,castkey=ResourceName"`
 	Allocatable      ResourceList         `json:"allocatable,omitempty" protobuf:"bytes,2,rep,name=allocatable,casttype=ResourceList,castkey=ResourceName"`
 	Phase            NodePhase            `json:"phase,omitempty" protobuf:"bytes,3,opt,name=phase,casttype=NodePhase"`
-	Conditions       []NodeCondition      `json:"conditions,omitempty" protobuf:"bytes,4,rep,name=conditions"`
-	Addresses        []NodeAddress        `json:"addresses,omitempty" protobuf:"bytes,5,rep,name=addresses"`
+	Conditions       []NodeCondition      `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,4,rep,name=conditions"`
+	Addresses        []NodeAddress        `json:"addresses,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,5,rep,name=addresses"`
 	DaemonEndpoints  NodeDaemonEndpoints  `json:"daemonEndpoints,omitempty" protobuf:"bytes,6,opt,name=daemonEndpoints"`
 	NodeInfo         NodeSystemInfo       `json:"nodeInfo,omitempty" protobuf:"bytes,7,opt,name=nodeInfo"`
-	Images           []ContainerImage     `json:"images,omitempty" protobuf:"bytes,8,rep,name=images"`
-	VolumesInUse     []UniqueVolumeName   `json:"volumesInUse,omitempty" protobuf:"bytes,9,rep,name=volumesInUse"`
-	VolumesAttached  []AttachedVolume     `json:"volumesAttached,omitempty" protobuf:"bytes,10,rep,name=volumesAttached"`
+	Images           []ContainerImage     `json:"images,omitempty" listType:"atomic" protobuf:"bytes,8,rep,name=images"`
+	VolumesInUse     []UniqueVolumeName   `json:"volumesInUse,omitempty" listType:"atomic" protobuf:"bytes,9,rep,name=volumesInUse"`
+	VolumesAttached  []AttachedVolume     `json:"volumesAttached,omitempty" listType:"atomic" protobuf:"bytes,10,rep,name=volumesAttached"`
 	Config           *NodeConfigStatus    `json:"config,omitempty" protobuf:"bytes,11,opt,name=config"`
-	RuntimeHandlers  []NodeRuntimeHandler `json:"runtimeHandlers,omitempty" protobuf:"bytes,12,rep,name=runtimeHandlers"`
+	RuntimeHandlers  []NodeRuntimeHandler `json:"runtimeHandlers,omitempty" listType:"atomic" protobuf:"bytes,12,rep,name=runtimeHandlers"`
 	Features         *NodeFeatures        `json:"features,omitempty" protobuf:"bytes,13,rep,name=features"`
-	DeclaredFeatures []string             `json:"declaredFeatures,omitempty" protobuf:"bytes,14,rep,name=declaredFeatures"`
+	DeclaredFeatures []string             `json:"declaredFeatures,omitempty" listType:"atomic" protobuf:"bytes,14,rep,name=declaredFeatures"`
 }
 
 // UniqueVolumeName is the core/v1 UniqueVolumeName type of the Kubernetes API.
@@ -1418,7 +1418,7 @@ type AttachedVolume struct {
 
 // ContainerImage is the core/v1 ContainerImage type of the Kubernetes API.
 type ContainerImage struct {
-	Names     []string `json:"names" protobuf:"bytes,1,rep,name=names"`
+	Names     []string `json:"names" listType:"atomic" protobuf:"bytes,1,rep,name=names"`
 	SizeBytes int64    `json:"sizeBytes,omitempty" protobuf:"varint,2,opt,name=sizeBytes"`
 }
 
@@ -1473,13 +1473,13 @@ type FinalizerName string
 
 // NamespaceSpec is the core/v1 NamespaceSpec type of the Kubernetes API.
 type NamespaceSpec struct {
-	Finalizers []FinalizerName `json:"finalizers,omitempty" protobuf:"bytes,1,rep,name=finalizers,casttype=FinalizerName"`
+	Finalizers []FinalizerName `json:"finalizers,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=finalizers,casttype=FinalizerName"`
 }
 
 // NamespaceStatus is the core/v1 NamespaceStatus type of the Kubernetes API.
 type NamespaceStatus struct {
 	Phase      NamespacePhase       `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=NamespacePhase"`
-	Conditions []NamespaceCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // NamespacePhase is the core/v1 NamespacePhase type of the Kubernetes API.
@@ -1545,7 +1545,7 @@ type EventSource struct {
 type Event struct {
 	metav1.TypeMeta     `json:",inline"`
 	metav1.ObjectMeta   `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
-	InvolvedObject      ObjectReference  `json:"involvedObject" protobuf:"bytes,2,opt,name=involvedObject"`
+	InvolvedObject      ObjectReference  `json:"involvedObject" structType:"atomic" protobuf:"bytes,2,opt,name=involvedObject"`
 	Reason              string           `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
 	Message             string           `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
 	Source              EventSource      `json:"source,omitempty" protobuf:"bytes,5,opt,name=source"`
@@ -1556,7 +1556,7 @@ type Event struct {
 	EventTime           metav1.MicroTime `json:"eventTime,omitempty" protobuf:"bytes,10,opt,name=eventTime"`
 	Series              *EventSeries     `json:"series,omitempty" protobuf:"bytes,11,opt,name=series"`
 	Action              string           `json:"action,omitempty" protobuf:"bytes,12,opt,name=action"`
-	Related             *ObjectReference `json:"related,omitempty" protobuf:"bytes,13,opt,name=related"`
+	Related             *ObjectReference `json:"related,omitempty" structType:"atomic" protobuf:"bytes,13,opt,name=related"`
 	ReportingController string           `json:"reportingComponent" protobuf:"bytes,14,opt,name=reportingComponent"`
 	ReportingInstance   string           `json:"reportingInstance" protobuf:"bytes,15,opt,name=reportingInstance"`
 }
@@ -1612,7 +1612,7 @@ type ConfigMapList struct {
 
 // DownwardAPIVolumeSource is the core/v1 DownwardAPIVolumeSource type of the Kubernetes API.
 type DownwardAPIVolumeSource struct {
-	Items       []DownwardAPIVolumeFile `json:"items,omitempty" protobuf:"bytes,1,rep,name=items"`
+	Items       []DownwardAPIVolumeFile `json:"items,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=items"`
 	DefaultMode *int32                  `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
 	DefaultUser *int64                  `json:"defaultUser,omitempty" protobuf:"varint,3,opt,name=defaultUser"`
 }
@@ -1620,15 +1620,15 @@ type DownwardAPIVolumeSource struct {
 // DownwardAPIVolumeFile is the core/v1 DownwardAPIVolumeFile type of the Kubernetes API.
 type DownwardAPIVolumeFile struct {
 	Path             string                 `json:"path" protobuf:"bytes,1,opt,name=path"`
-	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty" protobuf:"bytes,2,opt,name=fieldRef"`
-	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty" protobuf:"bytes,3,opt,name=resourceFieldRef"`
+	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty" structType:"atomic" protobuf:"bytes,2,opt,name=fieldRef"`
+	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty" structType:"atomic" protobuf:"bytes,3,opt,name=resourceFieldRef"`
 	Mode             *int32                 `json:"mode,omitempty" protobuf:"varint,4,opt,name=mode"`
 	User             *int64                 `json:"user,omitempty" protobuf:"varint,5,opt,name=user"`
 }
 
 // DownwardAPIProjection is the core/v1 DownwardAPIProjection type of the Kubernetes API.
 type DownwardAPIProjection struct {
-	Items []DownwardAPIVolumeFile `json:"items,omitempty" protobuf:"bytes,1,rep,name=items"`
+	Items []DownwardAPIVolumeFile `json:"items,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=items"`
 }
 
 // SecurityContext is the core/v1 SecurityContext type of the Kubernetes API.
@@ -1691,9 +1691,9 @@ type ImageVolumeSource struct {
 // NodeAllocatableResourceClaimStatus is the core/v1 NodeAllocatableResourceClaimStatus type of the Kubernetes API.
 type NodeAllocatableResourceClaimStatus struct {
 	ResourceClaimName string                             `json:"resourceClaimName" protobuf:"bytes,1,opt,name=resourceClaimName"`
-	Containers        []string                           `json:"containers,omitempty" protobuf:"bytes,2,rep,name=containers"`
-	Mapping           []NodeAllocatableMappedResources   `json:"mapping,omitempty" protobuf:"bytes,4,rep,name=mapping"`
-	Overhead          []NodeAllocatableOverheadResources `json:"overhead,omitempty" protobuf:"bytes,5,rep,name=overhead"`
+	Containers        []string                           `json:"containers,omitempty" listType:"set" protobuf:"bytes,2,rep,name=containers"`
+	Mapping           []NodeAllocatableMappedResources   `json:"mapping,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,4,rep,name=mapping"`
+	Overhead          []NodeAllocatableOverheadResources `json:"overhead,omitempty" patchStrategy:"merge" patchMergeKey:"name" listType:"map" listMapKey:"name" protobuf:"bytes,5,rep,name=overhead"`
 }
 
 // NodeAllocatableMappedResources is the core/v1 NodeAllocatableMappedResources type of the Kubernetes API.

@@ -30,9 +30,9 @@ type ObjectMeta struct {
 	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty" protobuf:"varint,10,opt,name=deletionGracePeriodSeconds"`
 	Labels                     map[string]string    `json:"labels,omitempty" protobuf:"bytes,11,rep,name=labels"`
 	Annotations                map[string]string    `json:"annotations,omitempty" protobuf:"bytes,12,rep,name=annotations"`
-	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty" protobuf:"bytes,13,rep,name=ownerReferences"`
-	Finalizers                 []string             `json:"finalizers,omitempty" protobuf:"bytes,14,rep,name=finalizers"`
-	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty" protobuf:"bytes,17,rep,name=managedFields"`
+	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid" listType:"map" listMapKey:"uid" structType:"atomic" protobuf:"bytes,13,rep,name=ownerReferences"`
+	Finalizers                 []string             `json:"finalizers,omitempty" patchStrategy:"merge" listType:"set" protobuf:"bytes,14,rep,name=finalizers"`
+	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty" listType:"atomic" protobuf:"bytes,17,rep,name=managedFields"`
 }
 
 // OwnerReference is the meta.k8s.io/v1 OwnerReference type of the Kubernetes API.
@@ -62,7 +62,7 @@ type StatusDetails struct {
 	Group             string        `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
 	Kind              string        `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
 	UID               UID           `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	Causes            []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
+	Causes            []StatusCause `json:"causes,omitempty" listType:"atomic" protobuf:"bytes,4,rep,name=causes"`
 	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
 }
 
@@ -89,23 +89,23 @@ type List struct {
 // APIVersions is the meta.k8s.io/v1 APIVersions type of the Kubernetes API.
 type APIVersions struct {
 	TypeMeta                   `json:",inline"`
-	Versions                   []string                    `json:"versions" protobuf:"bytes,1,rep,name=versions"`
-	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs" protobuf:"bytes,2,rep,name=serverAddressByClientCIDRs"`
+	Versions                   []string                    `json:"versions" listType:"atomic" protobuf:"bytes,1,rep,name=versions"`
+	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs" listType:"atomic" protobuf:"bytes,2,rep,name=serverAddressByClientCIDRs"`
 }
 
 // APIGroupList is the meta.k8s.io/v1 APIGroupList type of the Kubernetes API.
 type APIGroupList struct {
 	TypeMeta `json:",inline"`
-	Groups   []APIGroup `json:"groups" protobuf:"bytes,1,rep,name=groups"`
+	Groups   []APIGroup `json:"groups" listType:"atomic" protobuf:"bytes,1,rep,name=groups"`
 }
 
 // APIGroup is the meta.k8s.io/v1 APIGroup type of the Kubernetes API.
 type APIGroup struct {
 	TypeMeta                   `json:",inline"`
 	Name                       string                      `json:"name" protobuf:"bytes,1,opt,name=name"`
-	Versions                   []GroupVersionForDiscovery  `json:"versions" protobuf:"bytes,2,rep,name=versions"`
+	Versions                   []GroupVersionForDiscovery  `json:"versions" listType:"atomic" protobuf:"bytes,2,rep,name=versions"`
 	PreferredVersion           GroupVersionForDiscovery    `json:"preferredVersion,omitempty" protobuf:"bytes,3,opt,name=preferredVersion"`
-	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs,omitempty" protobuf:"bytes,4,rep,name=serverAddressByClientCIDRs"`
+	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs,omitempty" listType:"atomic" protobuf:"bytes,4,rep,name=serverAddressByClientCIDRs"`
 }
 
 // ServerAddressByClientCIDR is the meta.k8s.io/v1 ServerAddressByClientCIDR type of the Kubernetes API.
@@ -129,8 +129,8 @@ type APIResource struct {
 	Version            string   `json:"version,omitempty" protobuf:"bytes,9,opt,name=version"`
 	Kind               string   `json:"kind" protobuf:"bytes,3,opt,name=kind"`
 	Verbs              Verbs    `json:"verbs" protobuf:"bytes,4,opt,name=verbs"`
-	ShortNames         []string `json:"shortNames,omitempty" protobuf:"bytes,5,rep,name=shortNames"`
-	Categories         []string `json:"categories,omitempty" protobuf:"bytes,7,rep,name=categories"`
+	ShortNames         []string `json:"shortNames,omitempty" listType:"atomic" protobuf:"bytes,5,rep,name=shortNames"`
+	Categories         []string `json:"categories,omitempty" listType:"atomic" protobuf:"bytes,7,rep,name=categories"`
 	StorageVersionHash string   `json:"storageVersionHash,omitempty" protobuf:"bytes,10,opt,name=storageVersionHash"`
 }
 
@@ -141,25 +141,25 @@ type Verbs []string
 type APIResourceList struct {
 	TypeMeta     `json:",inline"`
 	GroupVersion string        `json:"groupVersion" protobuf:"bytes,1,opt,name=groupVersion"`
-	APIResources []APIResource `json:"resources" protobuf:"bytes,2,rep,name=resources"`
+	APIResources []APIResource `json:"resources" listType:"atomic" protobuf:"bytes,2,rep,name=resources"`
 }
 
 // RootPaths is the meta.k8s.io/v1 RootPaths type of the Kubernetes API.
 type RootPaths struct {
-	Paths []string `json:"paths" protobuf:"bytes,1,rep,name=paths"`
+	Paths []string `json:"paths" listType:"atomic" protobuf:"bytes,1,rep,name=paths"`
 }
 
 // LabelSelector is the meta.k8s.io/v1 LabelSelector type of the Kubernetes API.
 type LabelSelector struct {
 	MatchLabels      map[string]string          `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=matchExpressions"`
 }
 
 // LabelSelectorRequirement is the meta.k8s.io/v1 LabelSelectorRequirement type of the Kubernetes API.
 type LabelSelectorRequirement struct {
 	Key      string                `json:"key" protobuf:"bytes,1,opt,name=key"`
 	Operator LabelSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
-	Values   []string              `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
+	Values   []string              `json:"values,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=values"`
 }
 
 // LabelSelectorOperator is the meta.k8s.io/v1 LabelSelectorOperator type of the Kubernetes API.
@@ -183,8 +183,8 @@ type ManagedFieldsOperationType string
 type Table struct {
 	TypeMeta          `json:",inline"`
 	ListMeta          `json:"metadata,omitempty"`
-	ColumnDefinitions []TableColumnDefinition `json:"columnDefinitions"`
-	Rows              []TableRow              `json:"rows"`
+	ColumnDefinitions []TableColumnDefinition `json:"columnDefinitions" listType:"atomic"`
+	Rows              []TableRow              `json:"rows" listType:"atomic"`
 }
 
 // TableColumnDefinition is the meta.k8s.io/v1 TableColumnDefinition type of the Kubernetes API.
@@ -198,8 +198,8 @@ type TableColumnDefinition struct {
 
 // TableRow is the meta.k8s.io/v1 TableRow type of the Kubernetes API.
 type TableRow struct {
-	Cells      []any               `json:"cells"`
-	Conditions []TableRowCondition `json:"conditions,omitempty"`
+	Cells      []any               `json:"cells" listType:"atomic"`
+	Conditions []TableRowCondition `json:"conditions,omitempty" listType:"atomic"`
 	Object     RawExtension        `json:"object,omitempty"`
 }
 

@@ -8,18 +8,35 @@
 // and writes them out with kapi's own import paths: field names, types and tags
 // only. Documentation, helpers and code are not carried over.
 //
+// Besides the json and protobuf tags, each field carries the merge semantics the
+// Kubernetes schema gives it, so that patch and apply code can read them by
+// reflection:
+//
+//	patchStrategy:"merge"     copied verbatim from the Kubernetes tag
+//	patchMergeKey:"name"      copied verbatim from the Kubernetes tag
+//	listType:"map"            from the field's +listType= marker (atomic, set, map)
+//	listMapKey:"port,protocol" from its +listMapKey= markers, in marker order
+//	mapType:"atomic"          from its +mapType= marker (atomic, granular)
+//	structType:"atomic"       from its +structType= marker, or else the one on the
+//	                          declaration of its (element) type
+//
+// Markers are also recognised in their +k8s: spelling; duplicates are dropped.
+// The tag order is fixed: json, patchStrategy, patchMergeKey, listType,
+// listMapKey, mapType, structType, protobuf, protobuf_key, protobuf_val.
+//
 // Types with hand-written wire behaviour (Time, MicroTime, Duration, FieldsV1,
 // Quantity, IntOrString, RawExtension, the apiextensions JSON unions) are skipped
 // here and live in hand-written files next to the output.
 //
 // Usage (from the repository root; needs the module proxy once):
 //
-//	go run ./internal/gen/schemagen
+//	go run ./internal/gen/schemagen [-root dir]
 package main
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -117,6 +134,7 @@ func set(s ...string) map[string]bool {
 
 type typeDecl struct {
 	spec  *ast.TypeSpec
+	doc   *ast.CommentGroup // the declaration's comment: TypeSpec.Doc, or the GenDecl's for a lone spec
 	file  *ast.File
 	order int
 }
@@ -129,8 +147,12 @@ type loaded struct {
 	keep   map[string]bool
 }
 
+// root is the directory the api/... output paths are relative to.
+var root = flag.String("root", ".", "write the generated files under this directory")
+
 func main() {
 	log.SetFlags(0)
+	flag.Parse()
 	dirs := map[string]string{}
 	for mod, ver := range modules {
 		out, err := exec.Command("go", "mod", "download", "-json", mod+"@"+ver).Output()
@@ -153,7 +175,7 @@ func main() {
 		}
 		order := 0
 		for _, f := range files {
-			af, err := parser.ParseFile(l.fset, filepath.Join(dirs[p.module], p.dir, f), nil, parser.SkipObjectResolution)
+			af, err := parser.ParseFile(l.fset, filepath.Join(dirs[p.module], p.dir, f), nil, parser.SkipObjectResolution|parser.ParseComments)
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -165,7 +187,11 @@ func main() {
 				for _, s := range gd.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
-						l.types[s.Name.Name] = &typeDecl{spec: s, file: af, order: order}
+						doc := s.Doc
+						if doc == nil && len(gd.Specs) == 1 {
+							doc = gd.Doc
+						}
+						l.types[s.Name.Name] = &typeDecl{spec: s, doc: doc, file: af, order: order}
 						order++
 					case *ast.ValueSpec:
 						if gd.Tok == token.CONST && s.Type != nil {
@@ -336,7 +362,11 @@ func emit(l *loaded, all map[string]*loaded) error {
 		os.WriteFile("/tmp/schemagen-bad.go", out.Bytes(), 0o644)
 		return fmt.Errorf("format: %w", err)
 	}
-	return os.WriteFile(filepath.Join(p.out, "zz_generated.types.go"), src, 0o644)
+	dir := filepath.Join(*root, p.out)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "zz_generated.types.go"), src, 0o644)
 }
 
 func groupVersion(p *pkgSpec) string {
@@ -382,9 +412,12 @@ func rewrite(e ast.Expr, p *pkgSpec, imports map[string]string, all map[string]*
 			return ast.NewIdent("any")
 		case *ast.StructType:
 			for _, f := range t.Fields.List {
+				// Markers are read before the type expression is rewritten: the
+				// element type's declaration is looked up in the Kubernetes package.
+				m := fieldMarkers(f, len(f.Names) == 0, imports, p, all)
 				f.Type = fix(f.Type)
 				if f.Tag != nil {
-					f.Tag.Value = normaliseTag(f.Tag.Value, len(f.Names) == 0)
+					f.Tag.Value = normaliseTag(f.Tag.Value, len(f.Names) == 0, m)
 				}
 			}
 		}
@@ -393,9 +426,15 @@ func rewrite(e ast.Expr, p *pkgSpec, imports map[string]string, all map[string]*
 	return fix(e)
 }
 
-// normaliseTag keeps the json and protobuf tags. Embedded structs are marked
-// inline explicitly so every JSON library treats them as Kubernetes does.
-func normaliseTag(raw string, embedded bool) string {
+// normaliseTag keeps the json and protobuf tags and adds the merge markers.
+// Embedded structs are marked inline explicitly so every JSON library treats them
+// as Kubernetes does.
+//
+// The tags are written in a fixed order: json, patchStrategy, patchMergeKey,
+// listType, listMapKey, mapType, structType, then the protobuf tags.
+// patchStrategy and patchMergeKey are copied verbatim from the Kubernetes tag;
+// the others come from the field's comment markers (see fieldMarkers).
+func normaliseTag(raw string, embedded bool, m markers) string {
 	s, _ := strconv.Unquote(raw)
 	tag := reflect.StructTag(s)
 	var parts []string
@@ -406,6 +445,21 @@ func normaliseTag(raw string, embedded bool) string {
 	}
 	if hasJSON {
 		parts = append(parts, fmt.Sprintf("json:%q", js))
+	}
+	for _, k := range []string{"patchStrategy", "patchMergeKey"} {
+		if v, ok := tag.Lookup(k); ok {
+			parts = append(parts, fmt.Sprintf("%s:%q", k, v))
+		}
+	}
+	for _, kv := range [][2]string{
+		{"listType", m.listType},
+		{"listMapKey", strings.Join(m.listMapKeys, ",")},
+		{"mapType", m.mapType},
+		{"structType", m.structType},
+	} {
+		if kv[1] != "" {
+			parts = append(parts, fmt.Sprintf("%s:%q", kv[0], kv[1]))
+		}
 	}
 	for _, k := range []string{"protobuf", "protobuf_key", "protobuf_val"} {
 		if v, ok := tag.Lookup(k); ok {
@@ -422,4 +476,124 @@ func stripComments(e ast.Expr) {
 		}
 		return true
 	})
+}
+
+// markers are the merge markers of one field, as the Kubernetes schema states
+// them in comments (// +listType=map, // +listMapKey=name, …).
+type markers struct {
+	listType    string   // atomic, set or map
+	listMapKeys []string // in marker order, without duplicates
+	mapType     string   // atomic or granular
+	structType  string   // atomic or granular
+}
+
+// fieldMarkers reads the +listType, +listMapKey, +mapType and +structType markers
+// (also in their +k8s: spelling) of a field. A field without its own +structType
+// inherits the one on the declaration of its type, or of its element type for a
+// pointer, slice or map field: metav1.LabelSelector and corev1.ObjectReference
+// are atomic wherever they are used. An embedded field inherits nothing: its
+// fields are inlined into the enclosing struct, whose own marker applies.
+func fieldMarkers(f *ast.Field, embedded bool, imports map[string]string, p *pkgSpec, all map[string]*loaded) markers {
+	var m markers
+	for k, vs := range commentMarkers(f.Doc) {
+		switch k {
+		case "listType":
+			m.listType = vs[len(vs)-1]
+		case "listMapKey":
+			m.listMapKeys = vs
+		case "mapType":
+			m.mapType = vs[len(vs)-1]
+		case "structType":
+			m.structType = vs[len(vs)-1]
+		}
+	}
+	if m.structType == "" && !embedded {
+		if td := elementDecl(f.Type, imports, p, all); td != nil {
+			if vs := commentMarkers(td.doc)["structType"]; len(vs) > 0 {
+				m.structType = vs[len(vs)-1]
+			}
+		}
+	}
+	return m
+}
+
+// commentMarkers returns the values of the merge markers in a comment, keyed by
+// marker name without the optional k8s: prefix, each list in order of first
+// appearance without duplicates.
+func commentMarkers(doc *ast.CommentGroup) map[string][]string {
+	out := map[string][]string{}
+	if doc == nil {
+		return out
+	}
+	for _, c := range doc.List {
+		line := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+		if !strings.HasPrefix(line, "+") {
+			continue
+		}
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "+"), "k8s:")
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		switch name {
+		case "listType", "listMapKey", "mapType", "structType":
+		default:
+			continue
+		}
+		value = strings.TrimSpace(value)
+		if uq, err := strconv.Unquote(value); err == nil {
+			value = uq
+		}
+		if value == "" || slicesContains(out[name], value) {
+			continue
+		}
+		out[name] = append(out[name], value)
+	}
+	return out
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// elementDecl finds the declaration of the named type a field holds, looking
+// through one pointer, slice or map level, in the transcribed Kubernetes
+// packages. Types outside them (hand-written kapi types) have none.
+func elementDecl(e ast.Expr, imports map[string]string, p *pkgSpec, all map[string]*loaded) *typeDecl {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+			continue
+		case *ast.ArrayType:
+			e = t.Elt
+			continue
+		case *ast.MapType:
+			e = t.Value
+			continue
+		case *ast.Ident:
+			if isPredeclared(t.Name) {
+				return nil
+			}
+			if l := all[p.k8sPath]; l != nil {
+				return l.types[t.Name]
+			}
+			return nil
+		case *ast.SelectorExpr:
+			x, ok := t.X.(*ast.Ident)
+			if !ok {
+				return nil
+			}
+			if l := all[imports[x.Name]]; l != nil {
+				return l.types[t.Sel.Name]
+			}
+			return nil
+		}
+		return nil
+	}
 }
