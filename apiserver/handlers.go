@@ -26,6 +26,11 @@ type handler struct {
 	ri  requestInfo
 	w   http.ResponseWriter
 	r   *http.Request
+
+	// manager is the field manager a write is recorded for (managed.go);
+	// applying means a server-side apply, which records its own.
+	manager  string
+	applying bool
 }
 
 func (h *handler) serve() {
@@ -44,6 +49,8 @@ func (h *handler) serve() {
 		h.create()
 	case "update":
 		h.update()
+	case "patch":
+		h.patch()
 	case "delete":
 		h.delete()
 	case "deletecollection":

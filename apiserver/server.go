@@ -100,6 +100,7 @@ type Server struct {
 	ownStore bool
 	copiers  sync.Map // reflect.Type -> func(Object) Object
 	encoded  *encodeCache
+	managers sync.Map // managerKey -> *fieldmanager.Manager (managed.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -166,6 +167,7 @@ func (s *Server) createSystemNamespaces() error {
 	for _, ns := range SystemNamespaces {
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces", strings.NewReader(`{"metadata":{"name":"`+ns+`"}}`))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "kube-apiserver") // their field manager in a cluster
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
 		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {

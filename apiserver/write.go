@@ -48,6 +48,8 @@ func (h *handler) create() {
 		return
 	}
 	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
+	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
+	h.track(nil, obj)
 	h.prepareCreate(obj)
 	stored := false
 	defer func() {
@@ -139,6 +141,7 @@ func (h *handler) update() {
 		h.fail(st)
 		return
 	}
+	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
 	if obj.GetName() != h.ri.Name {
 		h.fail(metav1.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), h.ri.Name)))
 		return
@@ -184,6 +187,7 @@ func (h *handler) writeUpdate(mt codec.MediaType, want build, allowCreate, dryRu
 		}
 		next := h.res.Copy(in)
 		next.SetResourceVersion("")
+		h.track(nil, next)
 		h.prepareCreate(next)
 		if st := h.admitAndValidate(nil, next); st != nil {
 			h.release(next)
@@ -258,6 +262,7 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 	next.SetDeletionTimestamp(cur.GetDeletionTimestamp())
 	next.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
 	next.SetGeneration(cur.GetGeneration())
+	h.track(cur, next)
 	if h.ri.Sub == "" {
 		if h.res.PrepareForUpdate != nil {
 			h.res.PrepareForUpdate(next, cur)

@@ -1,0 +1,141 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/patch"
+	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/kjson"
+)
+
+// patchTypes are the patch media types a resource accepts, in the order
+// kube-apiserver lists them in a 415: custom resources have no strategic
+// merge patch (their Go type carries no merge keys).
+func patchTypes(res *registry.Resource) []string {
+	if res.Custom {
+		return []string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch, codec.MediaTypeApplyPatch}
+	}
+	return []string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch, codec.MediaTypeStrategicMergePatch, codec.MediaTypeApplyPatch}
+}
+
+// patch serves PATCH: a JSON, merge or strategic merge patch applied to the
+// stored object, or a server-side apply.
+func (h *handler) patch() {
+	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	if !ok {
+		return
+	}
+	if h.ri.Sub != "" && h.ri.Sub != "status" {
+		h.methodNotAllowed()
+		return
+	}
+	accepted := patchTypes(h.res)
+	ctype := ""
+	if m, err := codec.ParseMediaType(h.r.Header.Get("Content-Type")); err == nil {
+		ctype = m.Type + "/" + m.Subtype
+	}
+	known := false
+	for _, a := range accepted {
+		known = known || a == ctype
+	}
+	if !known {
+		h.fail(metav1.NewUnsupportedMediaType(accepted))
+		return
+	}
+	apply := ctype == codec.MediaTypeApplyPatch
+	opts, err := metav1.DecodePatchOptions(h.r.URL.Query())
+	if err != nil {
+		h.fail(metav1.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1.ValidatePatchOptions(opts, apply); len(errs) > 0 {
+		h.fail(metav1.NewInvalidOptions("PatchOptions", errs))
+		return
+	}
+	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
+	body, st := h.readBody()
+	if st != nil {
+		h.fail(st)
+		return
+	}
+	if apply {
+		h.apply(mt, body, opts)
+		return
+	}
+	typ := reflect.TypeOf(h.res.New()).Elem()
+	want := func(cur storage.Object) (registry.Object, *metav1.Status) {
+		doc, err := kjson.Marshal(h.res.WithTypeMeta(cur))
+		if err != nil {
+			return nil, metav1.NewInternalError(err)
+		}
+		var patched []byte
+		switch ctype {
+		case codec.MediaTypeJSONPatch:
+			patched, err = patch.JSONPatch(doc, body)
+		case codec.MediaTypeMergePatch:
+			patched, err = patch.MergePatch(doc, body)
+		default:
+			patched, err = patch.Strategic(doc, body, typ)
+		}
+		if err != nil {
+			return nil, h.patchStatus(err)
+		}
+		return h.decodePatched(patched)
+	}
+	h.writeUpdate(mt, want, false, h.dryRun(opts.DryRun))
+}
+
+// decodePatched decodes the result of a patch or apply as a new state of the
+// named object.
+func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
+	obj := h.res.New()
+	if err := kjson.Unmarshal(data, obj); err != nil {
+		return nil, metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
+	}
+	var tm metav1.TypeMeta
+	_ = kjson.Unmarshal(data, &tm)
+	if st := h.checkTypeMeta(tm); st != nil {
+		return nil, st
+	}
+	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
+		*k.GetObjectKind() = metav1.TypeMeta{}
+	}
+	if obj.GetName() != h.ri.Name {
+		return nil, metav1.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), h.ri.Name))
+	}
+	if st := h.checkNamespace(obj); st != nil {
+		return nil, st
+	}
+	if h.res.Default != nil {
+		h.res.Default(obj)
+	}
+	return obj, nil
+}
+
+// patchStatus is the Status of a patch that does not apply: the code and
+// message the patch package chose, worded as kube-apiserver (golden 71).
+func (h *handler) patchStatus(err error) *metav1.Status {
+	var pe *patch.Error
+	if !errors.As(err, &pe) {
+		return metav1.NewInternalError(err)
+	}
+	st := &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+		Code: int32(pe.Code), Message: pe.Message}
+	switch pe.Code {
+	case http.StatusBadRequest:
+		st.Reason = metav1.StatusReasonBadRequest
+	case http.StatusUnprocessableEntity:
+		st.Reason, st.Details = metav1.StatusReasonInvalid, &metav1.StatusDetails{}
+	case http.StatusRequestEntityTooLarge:
+		st.Reason = metav1.StatusReasonRequestEntityTooLarge
+	default:
+		st.Reason = metav1.StatusReasonInternalError
+	}
+	return st
+}
