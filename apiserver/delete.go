@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -80,18 +81,180 @@ func (h *handler) delete() {
 		h.s.writeStatusAs(h.w, mt, st)
 		return
 	}
-	h.s.writeObject(h.w, mt, http.StatusOK, h.res, out)
+	// kube-apiserver answers 202 Accepted to a delete that did not remove the
+	// object when the client asked for cascading with the deprecated
+	// orphanDependents=false, and 200 otherwise (kept for old clients).
+	code := http.StatusOK
+	if opts.OrphanDependents != nil && !*opts.OrphanDependents {
+		code = http.StatusAccepted
+	}
+	h.s.writeObject(h.w, mt, code, h.res, out)
 }
 
-// deleteObject deletes the object at key, or, if it has finalizers, marks it
-// for deletion. deleted reports which happened; out is the object's last or
-// new state.
+// The finalizers of the garbage collector (see gc.go), which deleteObject adds
+// for the Orphan and Foreground propagation policies.
+const (
+	// FinalizerOrphanDependents holds an object being deleted until the
+	// garbage collector has removed the owner references its dependents have
+	// to it.
+	FinalizerOrphanDependents = "orphan"
+	// FinalizerDeleteDependents holds an object being deleted until the
+	// garbage collector has deleted its dependents that block owner deletion.
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// gcPolicy is the garbage collection default of a resource, as
+// kube-apiserver's DefaultGarbageCollectionPolicy of its strategy.
+type gcPolicy int
+
+const (
+	gcDeleteDependents gcPolicy = iota // Background unless asked otherwise
+	gcOrphanDependents                 // Orphan unless asked otherwise
+	gcUnsupported                      // propagation options are ignored
+)
+
+// defaultGCPolicy is kube-apiserver's default propagation for a plain
+// delete of res: Background (the dependents are collected) for most kinds,
+// custom resources included; Orphan where older API versions orphaned before
+// server-side garbage collection existed (core/v1 ReplicationControllers,
+// batch/v1 Jobs, the beta versions of the apps kinds and of CronJobs, so
+// kubectl, which sends Background, is needed to cascade); and none for
+// Events, which are never owners.
+func defaultGCPolicy(res *registry.Resource) gcPolicy {
+	switch gv := res.GroupVersion(); {
+	case res.Resource == "events" && (res.Group == "" || res.Group == "events.k8s.io"):
+		return gcUnsupported
+	case gv == "v1" && res.Resource == "replicationcontrollers",
+		gv == "batch/v1" && res.Resource == "jobs",
+		gv == "batch/v1beta1" || gv == "batch/v2alpha1",
+		gv == "extensions/v1beta1" || gv == "apps/v1beta1" || gv == "apps/v1beta2":
+		return gcOrphanDependents
+	}
+	return gcDeleteDependents
+}
+
+// gcFinalizers decides, as kube-apiserver does, whether deleting cur with
+// opts orphans its dependents or deletes them in the foreground: an explicit
+// orphanDependents or propagationPolicy wins, then a garbage collector
+// finalizer the object already has, then the resource's default.
+func gcFinalizers(res *registry.Resource, cur storage.Object, opts *metav1.DeleteOptions) (orphan, foreground bool) {
+	def := defaultGCPolicy(res)
+	if def == gcUnsupported {
+		return false, false
+	}
+	if opts.OrphanDependents != nil {
+		return *opts.OrphanDependents, false
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case metav1.DeletePropagationOrphan:
+			return true, false
+		case metav1.DeletePropagationForeground:
+			return false, true
+		case metav1.DeletePropagationBackground:
+			return false, false
+		}
+	}
+	fins := cur.GetFinalizers()
+	switch {
+	case slices.Contains(fins, FinalizerOrphanDependents):
+		return true, false
+	case slices.Contains(fins, FinalizerDeleteDependents):
+		return false, true
+	}
+	return def == gcOrphanDependents, false
+}
+
+// markForDeletion returns the state a delete with opts moves cur to: nil
+// when the object can be removed at once (no finalizers once the garbage
+// collector's are settled, and not a namespace, which its cleanup removes),
+// cur itself when it is already marked as it would be, or a marked copy
+// (deletionTimestamp, deletionGracePeriodSeconds 0, the garbage collector's
+// finalizer for the policy, a bumped generation, a Terminating phase).
+func (s *Server) markForDeletion(res *registry.Resource, cur storage.Object, opts *metav1.DeleteOptions) storage.Object {
+	fins := cur.GetFinalizers()
+	newFins := fins
+	if defaultGCPolicy(res) != gcUnsupported {
+		orphan, foreground := gcFinalizers(res, cur, opts)
+		newFins = make([]string, 0, len(fins)+1)
+		for _, f := range fins {
+			if f != FinalizerOrphanDependents && f != FinalizerDeleteDependents {
+				newFins = append(newFins, f)
+			}
+		}
+		if orphan {
+			newFins = append(newFins, FinalizerOrphanDependents)
+		}
+		if foreground {
+			newFins = append(newFins, FinalizerDeleteDependents)
+		}
+	}
+	isNamespace := res.Group == "" && res.Resource == "namespaces"
+	if len(newFins) == 0 && !isNamespace {
+		return nil
+	}
+	if cur.GetDeletionTimestamp() != nil && slices.Equal(newFins, fins) {
+		return cur
+	}
+	next := res.Copy(cur)
+	if !slices.Equal(newFins, fins) {
+		if len(newFins) == 0 {
+			newFins = nil
+		}
+		next.SetFinalizers(newFins)
+	}
+	if next.GetDeletionTimestamp() == nil {
+		now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
+		next.SetDeletionTimestamp(&now)
+		if g := next.GetGeneration(); g > 0 {
+			next.SetGeneration(g + 1) // as kube-apiserver marks an object deleting
+		}
+		markTerminating(next)
+	}
+	if !isNamespace { // a namespace has no grace period (golden 101)
+		zero := int64(0)
+		next.SetDeletionGracePeriodSeconds(&zero)
+	}
+	return next
+}
+
+// errDeleteRetry makes deleteObject start again: the object's finalizers
+// changed between its read and its write.
+var errDeleteRetry = errors.New("apiserver: finalizers changed during delete")
+
+// deleteObject deletes the object at key, or, if it has finalizers (its own,
+// or the garbage collector's that the propagation policy of opts asks for),
+// marks it for deletion. deleted reports which happened; out is the object's
+// last or new state. With opts.DryRun nothing is written and out is what
+// would be.
 func (s *Server) deleteObject(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions) (out storage.Object, deleted bool, err error) {
+	return s.deleteObjectIf(ctx, res, key, opts, nil)
+}
+
+// deleteObjectIf is deleteObject with a check, if not nil, that the current
+// object must pass for any write (the garbage collector's: the owner
+// references it decided on are still the object's).
+func (s *Server) deleteObjectIf(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (out storage.Object, deleted bool, err error) {
+	for attempt := 0; ; attempt++ {
+		out, deleted, err = s.tryDelete(ctx, res, key, opts, valid)
+		if !errors.Is(err, errDeleteRetry) || attempt == 100 {
+			if errors.Is(err, errDeleteRetry) {
+				err = storage.ErrConflict
+			}
+			return out, deleted, err
+		}
+	}
+}
+
+func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (storage.Object, bool, error) {
 	check := func(cur storage.Object) error {
 		if opts.Preconditions != nil {
 			if st := opts.Preconditions.Check(res.GroupKind(), cur); st != nil {
 				return asError(st)
 			}
+		}
+		if valid != nil {
+			return valid(cur)
 		}
 		return nil
 	}
@@ -102,46 +265,39 @@ func (s *Server) deleteObject(ctx context.Context, res *registry.Resource, key s
 	if err := check(cur); err != nil {
 		return nil, false, err
 	}
-	hasFinalizers := len(cur.GetFinalizers()) > 0 || res.Resource == "namespaces"
+	next := s.markForDeletion(res, cur, opts)
 	if len(opts.DryRun) > 0 {
-		return cur, !hasFinalizers, nil
+		if next == nil {
+			return cur, true, nil
+		}
+		return next, false, nil
 	}
-	if !hasFinalizers {
+	if next == nil {
 		out, err := s.store.Delete(ctx, key, nil, func(cur storage.Object) error {
-			if len(cur.GetFinalizers()) > 0 {
-				return storage.ErrConflict
+			if s.markForDeletion(res, cur, opts) != nil {
+				return errDeleteRetry // finalizers appeared meanwhile
 			}
 			return check(cur)
 		})
-		if errors.Is(err, storage.ErrConflict) {
-			return s.deleteObject(ctx, res, key, opts) // finalizers appeared meanwhile
-		}
 		if err == nil && res.Release != nil {
 			res.Release(out)
 		}
 		return out, err == nil, err
 	}
-	out, err = s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
+	out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
 		if err := check(cur); err != nil {
 			return nil, err
 		}
-		if cur.GetDeletionTimestamp() != nil {
-			return cur, nil
+		next := s.markForDeletion(res, cur, opts)
+		if next == nil {
+			return nil, errDeleteRetry // the finalizers went meanwhile
 		}
-		next := res.Copy(cur)
-		now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
-		next.SetDeletionTimestamp(&now)
-		if res.Resource != "namespaces" { // a namespace has no grace period (golden 101)
-			zero := int64(0)
-			next.SetDeletionGracePeriodSeconds(&zero)
-		}
-		markTerminating(next)
 		return next, nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	if res.Resource == "namespaces" {
+	if res.Group == "" && res.Resource == "namespaces" {
 		s.startNamespaceCleanup(out.GetName())
 	}
 	return out, false, nil

@@ -1,10 +1,13 @@
 package apiserver
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -59,7 +62,9 @@ func (s *Server) serverAddresses(r *http.Request) []metav1.ServerAddressByClient
 
 func (s *Server) apiGroup(group string) metav1.APIGroup {
 	g := metav1.APIGroup{Name: group}
-	for _, v := range s.reg.Groups()[group] {
+	versions := slices.Clone(s.reg.Groups()[group])
+	slices.SortStableFunc(versions, compareVersions)
+	for _, v := range versions {
 		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: group + "/" + v, Version: v})
 	}
 	if len(g.Versions) > 0 {
@@ -85,8 +90,14 @@ func (s *Server) serveResourceList(w http.ResponseWriter, group, version string)
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: res.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.Verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
-			StorageVersionHash: storageVersionHash(res.Group, res.Version, res.Kind),
+			StorageVersionHash: storageVersionHash(res.Group, cmp.Or(res.StorageVersion, res.Version), res.Kind),
 		})
+		if hasScale(res) { // scale.go; before status, as kube-apiserver lists them
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.Resource + "/scale", Namespaced: res.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale",
+				Verbs: metav1.Verbs{"get", "patch", "update"},
+			})
+		}
 		if res.StatusSubresource {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: res.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
@@ -103,4 +114,66 @@ func (s *Server) serveResourceList(w http.ResponseWriter, group, version string)
 func storageVersionHash(group, version, kind string) string {
 	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// compareVersions orders API versions as kube-apiserver's discovery does
+// (the first is preferred): GA before beta before alpha, higher numbers
+// first within each (v2, v1, v1beta2, v1beta1, v1alpha1), then versions that
+// do not look like Kubernetes versions, alphabetically.
+func compareVersions(a, b string) int {
+	ka, kb := versionKey(a), versionKey(b)
+	if ka.ok != kb.ok {
+		if ka.ok {
+			return -1
+		}
+		return 1
+	}
+	if !ka.ok {
+		return strings.Compare(a, b)
+	}
+	if ka.level != kb.level {
+		return cmp.Compare(kb.level, ka.level)
+	}
+	if ka.major != kb.major {
+		return cmp.Compare(kb.major, ka.major)
+	}
+	return cmp.Compare(kb.minor, ka.minor)
+}
+
+type kubeVersion struct {
+	ok           bool
+	level        int // 2 GA, 1 beta, 0 alpha
+	major, minor int
+}
+
+func versionKey(v string) kubeVersion {
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return kubeVersion{}
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	major, err := strconv.Atoi(rest[:i])
+	if err != nil || major == 0 {
+		return kubeVersion{}
+	}
+	k := kubeVersion{ok: true, level: 2, major: major}
+	switch tail := rest[i:]; {
+	case tail == "":
+		return k
+	case strings.HasPrefix(tail, "beta"):
+		k.level, tail = 1, tail[len("beta"):]
+		k.minor, err = strconv.Atoi(tail)
+	case strings.HasPrefix(tail, "alpha"):
+		k.level, tail = 0, tail[len("alpha"):]
+		k.minor, err = strconv.Atoi(tail)
+	default:
+		return kubeVersion{}
+	}
+	if err != nil || k.minor == 0 {
+		return kubeVersion{}
+	}
+	return k
 }

@@ -34,6 +34,10 @@ type handler struct {
 }
 
 func (h *handler) serve() {
+	if h.ri.Sub == "scale" {
+		h.serveScale() // scale.go
+		return
+	}
 	switch h.ri.Verb {
 	case "get":
 		h.get()
@@ -155,7 +159,7 @@ func readOptions(rv string, match metav1.ResourceVersionMatch) (storage.ReadOpti
 }
 
 func (h *handler) get() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.s.negotiateRead(h.w, h.r, h.res)
 	if !ok {
 		return
 	}
@@ -172,6 +176,10 @@ func (h *handler) get() {
 	obj, err := h.s.store.Get(h.r.Context(), h.key(h.ri.Namespace, h.ri.Name), ro)
 	if err != nil {
 		h.fail(h.storageStatus(err, h.ri.Name))
+		return
+	}
+	if mt.As != "" {
+		h.getTable(mt, obj)
 		return
 	}
 	h.s.writeObject(h.w, mt, http.StatusOK, h.res, obj)
@@ -236,7 +244,7 @@ func selectorMessage(err error) string {
 }
 
 func (h *handler) list() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.s.negotiateRead(h.w, h.r, h.res)
 	if !ok {
 		return
 	}
@@ -272,6 +280,10 @@ func (h *handler) list() {
 	}
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10), Continue: result.Continue,
 		RemainingItemCount: result.RemainingItemCount}
+	if mt.As != "" {
+		h.listTable(mt, &meta, result.Items)
+		return
+	}
 	h.s.writeList(h.w, mt, h.res, &meta, result.Items)
 }
 

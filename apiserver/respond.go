@@ -53,6 +53,26 @@ func (s *Server) negotiate(w http.ResponseWriter, r *http.Request, res *registry
 	return mt, true
 }
 
+// negotiateRead is negotiate for a get, list or watch, which can also be
+// answered as a meta.k8s.io Table (table.go): the resource's own
+// representations are preferred, then the Table forms. A Table is chosen
+// when the Accept header asks for it (as=Table;g=meta.k8s.io;v=v1 or v1beta1,
+// in JSON or YAML); any other as= admits nothing, and when nothing else is
+// acceptable the answer is 406 listing the resource's representations.
+func (s *Server) negotiateRead(w http.ResponseWriter, r *http.Request, res *registry.Resource) (codec.MediaType, bool) {
+	own := offers(res)
+	mt, err := codec.Negotiate(r.Header.Get("Accept"), append(own[:len(own):len(own)], tableOffers...))
+	if err != nil {
+		var na *codec.NotAcceptableError
+		if errors.As(err, &na) {
+			s.writeStatusAs(w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(own)))
+			return mt, false
+		}
+		return offerJSON, true
+	}
+	return mt, true
+}
+
 func mediaTypeStrings(m []codec.MediaType) []string {
 	out := make([]string, len(m))
 	for i, x := range m {

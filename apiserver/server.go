@@ -100,11 +100,14 @@ type Server struct {
 	ownStore bool
 	copiers  sync.Map // reflect.Type -> func(Object) Object
 	encoded  *encodeCache
-	managers sync.Map // managerKey -> *fieldmanager.Manager (managed.go)
+	managers sync.Map       // managerKey -> *fieldmanager.Manager (managed.go)
+	crds     *crdController // serves the resources of CustomResourceDefinitions
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	nsCleanups sync.Map // namespace name -> struct{}: its cleanup is running (namespace.go)
+	gc         *garbageCollector
 }
 
 // New builds a server from cfg.
@@ -152,12 +155,18 @@ func New(cfg Config) (*Server, error) {
 		})
 		s.ownStore = true
 	}
+	if err := s.startCRDs(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if !cfg.SkipSystemNamespaces {
 		if err := s.createSystemNamespaces(); err != nil {
 			s.Close()
 			return nil, err
 		}
 	}
+	// Last, once s.store is final: the collector's goroutine reads it.
+	s.startGC() // stopped by Close (gc.go)
 	return s, nil
 }
 
@@ -187,8 +196,15 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Storage returns the server's store.
-func (s *Server) Storage() storage.Interface { return s.store }
+// Storage returns the server's store. Writes of CustomResourceDefinitions
+// made through it reach the server's CRD watch, which serves them shortly
+// after (the API serves them before it answers).
+func (s *Server) Storage() storage.Interface {
+	if s.crds != nil {
+		return s.crds.inner
+	}
+	return s.store
+}
 
 // Registry returns the server's resources.
 func (s *Server) Registry() *registry.Registry { return s.reg }
@@ -277,6 +293,8 @@ func validSubresource(res *registry.Resource, sub string) bool {
 		return true
 	case "status":
 		return res.StatusSubresource
+	case "scale":
+		return hasScale(res)
 	}
 	return false
 }

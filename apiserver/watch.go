@@ -19,9 +19,18 @@ type watchEncoder interface {
 }
 
 func (h *handler) watch() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.s.negotiateRead(h.w, h.r, h.res)
 	if !ok {
 		return
+	}
+	var table *tableWriter // events as Tables (table.go)
+	if mt.As != "" {
+		var st *metav1.Status
+		if table, st = h.newTableWriter(mt); st != nil {
+			h.fail(st)
+			return
+		}
+		table.yaml, mt = false, offerJSON
 	}
 	if mt.Subtype == offerYAML.Subtype {
 		mt = offerJSON // watches are served as JSON or protobuf only
@@ -123,7 +132,9 @@ func (h *handler) watch() {
 		}
 		var b []byte
 		var err error
-		if ev.Type == storage.Bookmark {
+		if table != nil {
+			b, err = table.watchEvent(ev.Type == storage.Bookmark, obj)
+		} else if ev.Type == storage.Bookmark {
 			b, err = h.encodeWatchObject(obj, protobuf)
 		} else {
 			b, err = h.s.encoded.get(obj, protobuf, func() ([]byte, error) { return h.encodeWatchObject(obj, protobuf) })

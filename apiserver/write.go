@@ -314,8 +314,8 @@ func addedFinalizers(old, next []string) []string {
 // finishDeletion removes an object whose deletion was waiting on finalizers
 // once the last one is gone.
 func (s *Server) finishDeletion(ctx context.Context, res *registry.Resource, key string, obj storage.Object) (storage.Object, error) {
-	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
-		return obj, nil
+	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 || namespaceHeld(obj) {
+		return obj, nil // a namespace also waits for its content (namespace.go)
 	}
 	rv := obj.GetResourceVersion()
 	_, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)

@@ -45,6 +45,7 @@ import (
 
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/api/unstructured"
 	"github.com/kapi-dev/kapi/codec"
 )
 
@@ -136,6 +137,10 @@ type Resource struct {
 	PrinterColumns []apiextensionsv1.CustomResourceColumnDefinition
 	// Scale, when set, serves the scale subresource.
 	Scale *ScaleSubresource
+	// StorageVersion is the version objects are stored in when it is not
+	// Version (a custom resource served in several versions); discovery
+	// hashes it into storageVersionHash.
+	StorageVersion string
 }
 
 // ScaleSubresource says where the scale subresource reads and writes an
@@ -199,8 +204,12 @@ func (r *Resource) KnownField(field string) bool {
 	return ok
 }
 
-// Verbs are the API verbs the resource supports, sorted.
+// Verbs are the API verbs the resource supports, sorted; a custom resource's
+// in kube-apiserver's order for them (golden 86).
 func (r *Resource) Verbs() []string {
+	if r.Custom {
+		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+	}
 	v := []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	if r.Resource != "namespaces" {
 		v = append(v, "deletecollection")
@@ -242,6 +251,51 @@ func (g *Registry) Add(r *Resource) error {
 		g.groups = append(g.groups, r.Group)
 	}
 	return nil
+}
+
+// Put registers r like Add, replacing a registration of the same
+// group/version/resource.
+func (g *Registry) Put(r *Resource) error {
+	if r.Version == "" || r.Resource == "" || r.Kind == "" || r.New == nil || r.Copy == nil {
+		return fmt.Errorf("registry: resource %q is incomplete", r.Resource)
+	}
+	if r.ListKind == "" {
+		r.ListKind = r.Kind + "List"
+	}
+	if r.Singular == "" {
+		r.Singular = strings.ToLower(r.Kind)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.resources[r.Group+"/"+r.Version+"/"+r.Resource] = r
+	if !containsString(g.groups, r.Group) {
+		g.groups = append(g.groups, r.Group)
+	}
+	return nil
+}
+
+// Remove unregisters group/version/resource and reports whether it was
+// registered. A group left without resources leaves GroupOrder.
+func (g *Registry) Remove(group, version, resource string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	key := group + "/" + version + "/" + resource
+	if _, ok := g.resources[key]; !ok {
+		return false
+	}
+	delete(g.resources, key)
+	for _, r := range g.resources {
+		if r.Group == group {
+			return true
+		}
+	}
+	for i, x := range g.groups {
+		if x == group {
+			g.groups = append(g.groups[:i:i], g.groups[i+1:]...)
+			break
+		}
+	}
+	return true
 }
 
 // Get returns the resource, or nil.
@@ -347,9 +401,15 @@ func field(obj Object, name string) reflect.Value {
 	return v.Elem().FieldByName(name)
 }
 
-// SpecEqual reports whether a and b have equal spec fields (true when the kind
+// SpecEqual reports whether a and b have equal spec fields (for custom
+// resources, everything but apiVersion, kind, metadata and status; true when the kind
 // has no spec).
 func SpecEqual(a, b Object) bool {
+	if ua, ok := a.(*unstructured.Unstructured); ok {
+		if ub, ok := b.(*unstructured.Unstructured); ok {
+			return customSpecEqual(ua, ub)
+		}
+	}
 	fa, fb := field(a, "Spec"), field(b, "Spec")
 	if !fa.IsValid() || !fb.IsValid() {
 		return true
@@ -357,8 +417,15 @@ func SpecEqual(a, b Object) bool {
 	return reflect.DeepEqual(fa.Interface(), fb.Interface())
 }
 
-// CopyStatus sets dst's status to src's (no-op for kinds without status).
+// CopyStatus sets dst's status to src's (no-op for kinds without status;
+// a custom resource's "status" member).
 func CopyStatus(dst, src Object) {
+	if ud, ok := dst.(*unstructured.Unstructured); ok {
+		if us, ok := src.(*unstructured.Unstructured); ok {
+			customCopyStatus(ud, us)
+		}
+		return
+	}
 	d, s := field(dst, "Status"), field(src, "Status")
 	if d.IsValid() && s.IsValid() && d.CanSet() {
 		d.Set(s)
@@ -367,6 +434,12 @@ func CopyStatus(dst, src Object) {
 
 // CopySpec sets dst's spec to src's (no-op for kinds without spec).
 func CopySpec(dst, src Object) {
+	if ud, ok := dst.(*unstructured.Unstructured); ok {
+		if us, ok := src.(*unstructured.Unstructured); ok {
+			customCopySpec(ud, us)
+		}
+		return
+	}
 	d, s := field(dst, "Spec"), field(src, "Spec")
 	if d.IsValid() && s.IsValid() && d.CanSet() {
 		d.Set(s)
@@ -375,6 +448,10 @@ func CopySpec(dst, src Object) {
 
 // ResetStatus zeroes obj's status.
 func ResetStatus(obj Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		delete(u.Object, "status")
+		return
+	}
 	if f := field(obj, "Status"); f.IsValid() && f.CanSet() {
 		f.Set(reflect.Zero(f.Type()))
 	}
