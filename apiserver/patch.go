@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/patch"
@@ -24,6 +25,41 @@ func patchTypes(res *registry.Resource) []string {
 	return []string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch, codec.MediaTypeStrategicMergePatch, codec.MediaTypeApplyPatch}
 }
 
+// patchRequest reads what every PATCH has: the patch type (415 for one the
+// resource or subresource does not take, accepted lists them), the options
+// (validated; fieldManager names the writer) and the body.
+func (h *handler) patchRequest(accepted []string) (ctype string, opts metav1.PatchOptions, body []byte, st *metav1.Status) {
+	if m, err := codec.ParseMediaType(h.r.Header.Get("Content-Type")); err == nil {
+		ctype = m.Type + "/" + m.Subtype
+	}
+	if !slices.Contains(accepted, ctype) {
+		return "", opts, nil, metav1.NewUnsupportedMediaType(accepted)
+	}
+	opts, err := metav1.DecodePatchOptions(h.r.URL.Query())
+	if err != nil {
+		return "", opts, nil, metav1.NewBadRequest(err.Error())
+	}
+	if errs := metav1.ValidatePatchOptions(opts, ctype == codec.MediaTypeApplyPatch); len(errs) > 0 {
+		return "", opts, nil, metav1.NewInvalidOptions("PatchOptions", errs)
+	}
+	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
+	body, st = h.readBody()
+	return ctype, opts, body, st
+}
+
+// applyPatch applies a JSON, merge or strategic merge patch (ctype) to doc, a
+// JSON object of Go type typ.
+func applyPatch(ctype string, doc, body []byte, typ reflect.Type) ([]byte, error) {
+	switch ctype {
+	case codec.MediaTypeJSONPatch:
+		return patch.JSONPatch(doc, body)
+	case codec.MediaTypeMergePatch:
+		return patch.MergePatch(doc, body)
+	default:
+		return patch.Strategic(doc, body, typ)
+	}
+}
+
 // patch serves PATCH: a JSON, merge or strategic merge patch applied to the
 // stored object, or a server-side apply.
 func (h *handler) patch() {
@@ -35,36 +71,12 @@ func (h *handler) patch() {
 		h.methodNotAllowed()
 		return
 	}
-	accepted := patchTypes(h.res)
-	ctype := ""
-	if m, err := codec.ParseMediaType(h.r.Header.Get("Content-Type")); err == nil {
-		ctype = m.Type + "/" + m.Subtype
-	}
-	known := false
-	for _, a := range accepted {
-		known = known || a == ctype
-	}
-	if !known {
-		h.fail(metav1.NewUnsupportedMediaType(accepted))
-		return
-	}
-	apply := ctype == codec.MediaTypeApplyPatch
-	opts, err := metav1.DecodePatchOptions(h.r.URL.Query())
-	if err != nil {
-		h.fail(metav1.NewBadRequest(err.Error()))
-		return
-	}
-	if errs := metav1.ValidatePatchOptions(opts, apply); len(errs) > 0 {
-		h.fail(metav1.NewInvalidOptions("PatchOptions", errs))
-		return
-	}
-	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
-	body, st := h.readBody()
+	ctype, opts, body, st := h.patchRequest(patchTypes(h.res))
 	if st != nil {
 		h.fail(st)
 		return
 	}
-	if apply {
+	if ctype == codec.MediaTypeApplyPatch {
 		h.apply(mt, body, opts)
 		return
 	}
@@ -74,15 +86,7 @@ func (h *handler) patch() {
 		if err != nil {
 			return nil, metav1.NewInternalError(err)
 		}
-		var patched []byte
-		switch ctype {
-		case codec.MediaTypeJSONPatch:
-			patched, err = patch.JSONPatch(doc, body)
-		case codec.MediaTypeMergePatch:
-			patched, err = patch.MergePatch(doc, body)
-		default:
-			patched, err = patch.Strategic(doc, body, typ)
-		}
+		patched, err := applyPatch(ctype, doc, body, typ)
 		if err != nil {
 			return nil, h.patchStatus(err)
 		}

@@ -417,6 +417,33 @@ func (h *handler) serveScale() {
 			return
 		}
 		h.writeScale(mt, http.StatusOK, sc)
+	case "patch":
+		ctype, opts, body, st := h.patchRequest([]string{codec.MediaTypeJSONPatch, codec.MediaTypeMergePatch, codec.MediaTypeStrategicMergePatch})
+		if st != nil {
+			h.fail(st)
+			return
+		}
+		sc, err := h.updateScale(ctx, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+			cur.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.GroupVersion}
+			doc, err := kjson.Marshal(cur)
+			if err != nil {
+				return nil, err
+			}
+			patched, err := applyPatch(ctype, doc, body, reflect.TypeFor[autoscalingv1.Scale]())
+			if err != nil {
+				return nil, asError(h.patchStatus(err))
+			}
+			var next autoscalingv1.Scale
+			if err := kjson.Unmarshal(patched, &next); err != nil {
+				return nil, asError(metav1.NewInvalid(scaleGroupKind, h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", nil, err.Error())}))
+			}
+			return &next, nil
+		}, h.dryRun(opts.DryRun))
+		if err != nil {
+			h.fail(h.storageStatus(err, h.ri.Name))
+			return
+		}
+		h.writeScale(mt, http.StatusOK, sc)
 	default:
 		h.methodNotAllowed()
 	}

@@ -9,7 +9,8 @@ import (
 // TestScale checks the scale subresource of a Deployment (golden 27): an
 // autoscaling/v1 Scale with the deployment's identity, spec.replicas and its
 // selector as a string; PUT changes only spec.replicas, and a stale
-// resourceVersion is 409. Discovery lists deployments/scale.
+// resourceVersion is 409; PATCH works as kubectl scale sends it. Discovery
+// lists deployments/scale.
 func TestScale(t *testing.T) {
 	t.Parallel()
 	e := target
@@ -61,6 +62,22 @@ func TestScale(t *testing.T) {
 	checkStatus(t, e.put(t, scalePath, neg), http.StatusUnprocessableEntity, "Invalid", "spec.replicas: Invalid value: -1: must be greater than or equal to 0")
 
 	checkStatus(t, e.get(t, path+"/missing/scale"), http.StatusNotFound, "NotFound", "not found")
+
+	// PATCH, as kubectl scale sends it; dry-run first, which changes nothing.
+	dry := expect(t, e.patch(t, scalePath+q("dryRun", "All"), mergePatch, `{"spec":{"replicas":7}}`), http.StatusOK)
+	if n, _ := num(dry, "spec", "replicas"); n != 7 {
+		t.Errorf("dry-run scale patch answered %s", compact(dry))
+	}
+	if n, _ := num(expect(t, e.get(t, path+"/web"), http.StatusOK), "spec", "replicas"); n != 5 {
+		t.Errorf("a dry-run scale patch changed spec.replicas to %d", n)
+	}
+	patched := expect(t, e.patch(t, scalePath, jsonPatch, `[{"op":"replace","path":"/spec/replicas","value":2}]`), http.StatusOK)
+	if n, _ := num(patched, "spec", "replicas"); n != 2 || str(patched, "kind") != "Scale" {
+		t.Errorf("scale json patch answered %s", compact(patched))
+	}
+	if n, _ := num(expect(t, e.get(t, path+"/web"), http.StatusOK), "spec", "replicas"); n != 2 {
+		t.Errorf("deployment spec.replicas %d after patching its scale to 2", n)
+	}
 
 	t.Run("discovery", func(t *testing.T) {
 		list := expect(t, e.get(t, "/apis/apps/v1"), http.StatusOK)

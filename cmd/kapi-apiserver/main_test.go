@@ -530,18 +530,9 @@ func TestKubectl(t *testing.T) {
 		}
 	})
 
-	labelled := false
 	t.Run("label", func(t *testing.T) {
-		out, err := s.kubectl(t, "", "label", "configmap", "cm1", "-n", ns, "x=y")
-		skipIfUnsupported(t, err, "(MethodNotAllowed)", "kubectl label sends a PATCH (application/merge-patch+json), which the server does not implement yet")
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantOutput(t, out, "configmap/cm1 labeled")
-		labelled = true
+		wantOutput(t, s.mustKubectl(t, "", "label", "configmap", "cm1", "-n", ns, "x=y"), "configmap/cm1 labeled")
 	})
-	// A labelled object made without PATCH, so that the selector test does
-	// not depend on label.
 	created := false
 	manifest := configMapManifest(ns, "cm2", map[string]string{"x": "y"}, map[string]string{"k": "2"})
 	t.Run("create -f with validation", func(t *testing.T) {
@@ -560,19 +551,13 @@ func TestKubectl(t *testing.T) {
 		wantOutput(t, s.mustKubectl(t, manifest, "create", "-f", "-", "--validate=false"), "configmap/cm2 created")
 	})
 	t.Run("get -l", func(t *testing.T) {
-		want := []string{"configmap/cm2"}
-		if labelled {
-			want = []string{"configmap/cm1", "configmap/cm2"}
-		}
+		want := []string{"configmap/cm1", "configmap/cm2"}
 		out := s.mustKubectl(t, "", "get", "cm", "-n", ns, "-l", "x=y", "-o", "name")
 		if got := strings.Fields(out); !slices.Equal(got, want) {
 			t.Errorf("-l x=y: %q, want %q", got, want)
 		}
 		out = s.mustKubectl(t, "", "get", "cm", "-A", "-l", "x notin (y)", "-o", "name")
 		want = []string{"configmap/plain"}
-		if !labelled {
-			want = []string{"configmap/plain", "configmap/cm1"}
-		}
 		if got := strings.Fields(out); !slices.Equal(got, want) {
 			t.Errorf("-A -l 'x notin (y)': %q, want %q", got, want)
 		}
@@ -585,6 +570,65 @@ func TestKubectl(t *testing.T) {
 			t.Errorf("get after delete: %v, want NotFound", err)
 		}
 		wantOutput(t, s.mustKubectl(t, "", "get", "configmaps", "-n", ns, "-o", "name"), "configmap/cm2")
+	})
+}
+
+// TestKubectlApplyPatchScale drives the write verbs kubectl builds on PATCH:
+// client-side apply (a strategic merge patch with the last applied
+// configuration), server-side apply with a conflict and --force-conflicts,
+// patch of each type, scale, and a foreground cascading delete.
+func TestKubectlApplyPatchScale(t *testing.T) {
+	kubectlBinary(t)
+	t.Parallel()
+	s := startServer(t)
+	manifest := func(image string, replicas int) string {
+		return fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"},
+"spec":{"replicas":%d,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},
+"spec":{"containers":[{"name":"app","image":%q,"ports":[{"containerPort":80}]}]}}}}`, replicas, image)
+	}
+	get := func(t *testing.T, jsonpath string) string {
+		t.Helper()
+		return strings.TrimSpace(s.mustKubectl(t, "", "get", "deployment", "web", "-o", "jsonpath="+jsonpath))
+	}
+	t.Run("client-side apply", func(t *testing.T) {
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.27", 2), "apply", "--validate=false", "-f", "-"), "deployment.apps/web created")
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 2), "apply", "--validate=false", "-f", "-"), "deployment.apps/web configured")
+		if got := get(t, "{.spec.template.spec.containers[0].image} {.metadata.generation}"); got != "nginx:1.28 2" {
+			t.Errorf("image and generation after the second apply: %q", got)
+		}
+	})
+	t.Run("server-side apply", func(t *testing.T) {
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 2), "apply", "--server-side", "--validate=false", "-f", "-"), "deployment.apps/web serverside-applied")
+		// Another manager changing replicas, which kubectl owns, conflicts.
+		_, err := s.kubectl(t, manifest("nginx:1.28", 4), "apply", "--server-side", "--field-manager=other", "--validate=false", "-f", "-")
+		var ke *kubectlError
+		if !errors.As(err, &ke) || !strings.Contains(ke.stderr, `Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas`) {
+			t.Fatalf("conflicting apply: %v", err)
+		}
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 4), "apply", "--server-side", "--field-manager=other", "--force-conflicts", "--validate=false", "-f", "-"),
+			"deployment.apps/web serverside-applied")
+		if got := get(t, `{.spec.replicas} {.metadata.managedFields[?(@.manager=="other")].operation}`); got != "4 Apply" {
+			t.Errorf("replicas and other's operation after the forced apply: %q", got)
+		}
+	})
+	t.Run("patch", func(t *testing.T) {
+		wantOutput(t, s.mustKubectl(t, "", "patch", "deployment", "web", "--type=strategic",
+			"-p", `{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox"}]}}}}`), "deployment.apps/web patched")
+		wantOutput(t, s.mustKubectl(t, "", "patch", "deployment", "web", "--type=merge", "-p", `{"metadata":{"labels":{"tier":"front"}}}`), "deployment.apps/web patched")
+		wantOutput(t, s.mustKubectl(t, "", "patch", "deployment", "web", "--type=json", "-p", `[{"op":"replace","path":"/spec/replicas","value":1}]`), "deployment.apps/web patched")
+		if got := get(t, "{.spec.template.spec.containers[*].name} {.metadata.labels.tier} {.spec.replicas}"); got != "side app front 1" {
+			t.Errorf("after the patches: %q", got)
+		}
+	})
+	t.Run("scale", func(t *testing.T) {
+		wantOutput(t, s.mustKubectl(t, "", "scale", "deployment", "web", "--replicas=3"), "deployment.apps/web scaled")
+		if got := get(t, "{.spec.replicas}"); got != "3" {
+			t.Errorf("replicas after kubectl scale: %q", got)
+		}
+	})
+	t.Run("delete --cascade=foreground", func(t *testing.T) {
+		wantOutput(t, s.mustKubectl(t, "", "delete", "deployment", "web", "--cascade=foreground", "--wait"), `deployment.apps "web" deleted`)
+		wantOutput(t, s.mustKubectl(t, "", "get", "deployments", "-o", "name"), "")
 	})
 }
 
