@@ -3,13 +3,15 @@ package apiserver
 import (
 	"sync"
 
+	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
 )
 
 // encodeCache remembers the encoding of recently sent watch objects, so that an
 // event fanned out to many watchers is encoded once, not once per watcher.
-// Stored objects are immutable and shared, so the object pointer identifies its
-// bytes. The cache is a FIFO of fixed size: old entries fall out as new events
+// Stored objects are immutable and shared, so the object pointer and the
+// resource it is served as (a custom resource's versions share objects but not
+// apiVersions) identify its bytes. The cache is a FIFO of fixed size: old entries fall out as new events
 // arrive, and a miss just encodes again.
 type encodeCache struct {
 	mu    sync.Mutex
@@ -20,6 +22,7 @@ type encodeCache struct {
 
 type cacheKey struct {
 	obj      storage.Object
+	res      *registry.Resource
 	protobuf bool
 }
 
@@ -27,9 +30,10 @@ func newEncodeCache(size int) *encodeCache {
 	return &encodeCache{m: make(map[cacheKey][]byte, size), order: make([]cacheKey, size)}
 }
 
-// get returns the cached bytes of obj, or encodes them with enc and caches them.
-func (c *encodeCache) get(obj storage.Object, protobuf bool, enc func() ([]byte, error)) ([]byte, error) {
-	k := cacheKey{obj, protobuf}
+// get returns the cached bytes of obj served as res, or encodes them with enc
+// and caches them.
+func (c *encodeCache) get(obj storage.Object, res *registry.Resource, protobuf bool, enc func() ([]byte, error)) ([]byte, error) {
+	k := cacheKey{obj, res, protobuf}
 	c.mu.Lock()
 	b, ok := c.m[k]
 	c.mu.Unlock()

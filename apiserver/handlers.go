@@ -278,6 +278,13 @@ func (h *handler) list() {
 		h.fail(h.storageStatus(err, ""))
 		return
 	}
+	if h.res.Custom {
+		// Custom resources are stored in their storage version; each item
+		// carries the version it is read in.
+		for i, it := range result.Items {
+			result.Items[i] = h.res.WithTypeMeta(it)
+		}
+	}
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10), Continue: result.Continue,
 		RemainingItemCount: result.RemainingItemCount}
 	if mt.As != "" {

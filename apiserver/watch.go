@@ -137,7 +137,7 @@ func (h *handler) watch() {
 		} else if ev.Type == storage.Bookmark {
 			b, err = h.encodeWatchObject(obj, protobuf)
 		} else {
-			b, err = h.s.encoded.get(obj, protobuf, func() ([]byte, error) { return h.encodeWatchObject(obj, protobuf) })
+			b, err = h.s.encoded.get(obj, h.res, protobuf, func() ([]byte, error) { return h.encodeWatchObject(obj, protobuf) })
 		}
 		if err != nil {
 			h.s.cfg.Logger.Error("apiserver: encoding watch event", "err", err)

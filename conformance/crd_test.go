@@ -192,6 +192,20 @@ func TestCustomResourceDefinitions(t *testing.T) {
 		if str(v1, "apiVersion") != group+"/v1" || str(v1, "metadata", "uid") != str(o, "metadata", "uid") || str(v1, "spec", "mode") != "slow" {
 			t.Errorf("v1 read: %s", compact(v1))
 		}
+		// Lists and watches carry the version they are read in.
+		w1 := e.watch(t, "/apis/"+group+"/v1beta1/namespaces/"+ns+"/widgets"+q("watch", "1", "resourceVersion", rv(v1)))
+		defer w1.close()
+		list := expect(t, e.get(t, "/apis/"+group+"/v1beta1/namespaces/"+ns+"/widgets"), http.StatusOK)
+		for _, it := range items(t, list) {
+			if str(it, "apiVersion") != group+"/v1beta1" {
+				t.Errorf("v1beta1 list item %s has apiVersion %q", name(it), str(it, "apiVersion"))
+			}
+		}
+		v1["spec"].(map[string]any)["size"] = 3
+		expect(t, e.put(t, base+"/multi", v1), http.StatusOK)
+		if ev := w1.nextChange(t, e.within(10*time.Second)); ev.Type != "MODIFIED" || str(ev.Object, "apiVersion") != group+"/v1beta1" {
+			t.Errorf("v1beta1 watch event after a v1 update: %s %s", ev, compact(ev.Object))
+		}
 	})
 
 	t.Run("status-subresource", func(t *testing.T) {
