@@ -12,10 +12,10 @@ import (
 	"github.com/kapi-dev/kapi/codec"
 )
 
-// The reference server answers PATCH with 405 until it serves patches and
-// server-side apply; until then these tests check the requests the typed
-// client builds against a recording server, and apply the patches they send
-// locally (json-patch) to check they mean what the caller meant.
+// These tests check the requests the typed client builds against a recording
+// server, and apply the patches they send locally (json-patch) to check they
+// mean what the caller meant; apply_test.go sends them to the reference
+// server.
 
 // patchServer answers every request with the pod it holds, after applying
 // JSON and merge patches to it as the server would.
