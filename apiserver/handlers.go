@@ -31,6 +31,8 @@ type handler struct {
 	// applying means a server-side apply, which records its own.
 	manager  string
 	applying bool
+	// warned holds the Warning messages sent (fieldvalidation.go).
+	warned map[string]bool
 }
 
 func (h *handler) serve() {
@@ -356,22 +358,24 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	}
 	obj := h.res.New()
 	switch {
-	case mt.Type == "application" && mt.Subtype == "json":
-		if err := kjson.Unmarshal(body, obj); err != nil {
-			return nil, h.badBody(body, err)
-		}
-		var tm metav1.TypeMeta
-		_ = kjson.Unmarshal(body, &tm)
-		if st := h.checkTypeMeta(tm); st != nil {
-			return nil, st
-		}
-	case mt.Type == "application" && mt.Subtype == "yaml":
-		js, err := yamlToJSON(body)
-		if err != nil {
-			return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type " + h.res.Kind + "): " + err.Error())
+	case mt.Type == "application" && (mt.Subtype == "json" || mt.Subtype == "yaml"):
+		js := body
+		if mt.Subtype == "yaml" {
+			var err error
+			if js, err = yamlToJSON(body); err != nil {
+				return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type " + h.res.Kind + "): " + err.Error())
+			}
 		}
 		if err := kjson.Unmarshal(js, obj); err != nil {
 			return nil, h.badBody(js, err)
+		}
+		var tm metav1.TypeMeta
+		_ = kjson.Unmarshal(js, &tm)
+		if st := h.checkTypeMeta(tm); st != nil {
+			return nil, st
+		}
+		if st := h.checkFields(js); st != nil {
+			return nil, st
 		}
 	case mt.Type == "application" && mt.Subtype == offerProtobuf.Subtype && h.res.Protobuf:
 		if _, err := codec.UnmarshalProtobuf(body, obj.(codec.ProtoUnmarshaler)); err != nil {

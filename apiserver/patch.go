@@ -107,6 +107,11 @@ func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
 	if st := h.checkTypeMeta(tm); st != nil {
 		return nil, st
 	}
+	if !h.applying { // apply configurations are checked against the schema by the field manager
+		if st := h.checkFields(data); st != nil {
+			return nil, st
+		}
+	}
 	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
 		*k.GetObjectKind() = metav1.TypeMeta{}
 	}

@@ -142,7 +142,11 @@ func TestCustomResourceDefinitions(t *testing.T) {
 	t.Run("create-prune-default", func(t *testing.T) {
 		w := widget("w1", obj{"size": 3, "color": "red", "unknown": "pruned"})
 		w["apiVersion"] = group + "/v1"
-		o := expect(t, e.post(t, base, w), http.StatusCreated)
+		r := e.post(t, base, w)
+		o := expect(t, r, http.StatusCreated)
+		if want := loadGolden(t, "87-create-widget").ResponseHeader["Warning"]; r.Header.Get("Warning") != want {
+			t.Errorf("Warning %q, want %q (golden 87)", r.Header.Get("Warning"), want)
+		}
 		if str(o, "apiVersion") != group+"/v1" || str(o, "kind") != "Widget" {
 			t.Errorf("type %s %s", str(o, "apiVersion"), str(o, "kind"))
 		}
