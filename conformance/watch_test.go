@@ -316,6 +316,20 @@ func TestWatch(t *testing.T) {
 		})
 	}
 
+	// sendInitialEvents only on a watch, and only with
+	// resourceVersionMatch=NotOlderThan: anything else is refused as invalid
+	// ListOptions (422), as kube-apiserver validates them.
+	t.Run("sendInitialEvents/invalid", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct{ query, msg string }{
+			{q("watch", "1", "sendInitialEvents", "true"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"},
+			{q("watch", "1", "sendInitialEvents", "true", "resourceVersionMatch", "Exact", "resourceVersion", "1"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"},
+			{q("sendInitialEvents", "true"), "sendInitialEvents is forbidden for list"},
+		} {
+			checkStatus(t, e.get(t, "/api/v1/configmaps"+tc.query), http.StatusUnprocessableEntity, "Invalid", tc.msg)
+		}
+	})
+
 	// golden 97: without allowWatchBookmarks, no BOOKMARK at all.
 	t.Run("sendInitialEvents/no-bookmarks", func(t *testing.T) {
 		t.Parallel()
