@@ -88,9 +88,9 @@
 //
 // # What the fake does not do
 //
-// It serves what the reference server serves: requests the server does not
-// support yet (patch and apply, custom resources) fail as the server
-// answers them, and can be answered by reactors meanwhile. Requests that
-// are not about a resource (discovery, /version) are served but neither
+// It serves what the reference server serves (patches, server-side apply,
+// custom resources, garbage collection included); what the server refuses
+// fails as it answers, and reactors can answer anything instead. Requests
+// that are not about a resource (discovery, /version) are served but neither
 // recorded nor given to reactors.
 package fake
