@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kapi-dev/kapi/internal/golden"
 )
 
 func newBenchServer(b *testing.B) (*Server, *httptest.Server) {
@@ -160,4 +162,49 @@ func BenchmarkWatchFanOut(b *testing.B) {
 	b.ReportMetric(float64(watchers*b.N)/b.Elapsed().Seconds(), "events/s")
 	cancel()
 	wg.Wait()
+}
+
+// BenchmarkWrites measures the write paths in process (no HTTP), each on one
+// 1 KiB ConfigMap or one rich pod (golden 11): a PUT, a merge patch, a
+// strategic merge patch and a server-side apply, all tracking managedFields.
+func BenchmarkWrites(b *testing.B) {
+	srv, _ := newBenchServer(b)
+	x, err := golden.Load("11-create-pod-rich")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const podName = "rich"
+	mustDo(b, srv, "POST", "/api/v1/namespaces/bench/pods", strings.Replace(string(x.RequestBody), `"namespace": "golden"`, `"namespace": "bench"`, 1), http.StatusCreated)
+	mustDo(b, srv, "POST", "/api/v1/namespaces/bench/configmaps", configMapBody("w"), http.StatusCreated)
+	i := 0
+	for _, bc := range []struct {
+		name, method, path, ctype string
+		body                      func() string
+	}{
+		{"configmap/update", "PUT", "/api/v1/namespaces/bench/configmaps/w", "application/json", func() string { return configMapBody("w") }},
+		{"configmap/merge-patch", "PATCH", "/api/v1/namespaces/bench/configmaps/w", "application/merge-patch+json",
+			func() string { return fmt.Sprintf(`{"data":{"n":"%d"}}`, i) }},
+		{"configmap/apply", "PATCH", "/api/v1/namespaces/bench/configmaps/w?fieldManager=bench", "application/apply-patch+yaml",
+			func() string { return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"},"data":{"a":"%d"}}`, i) }},
+		{"pod/strategic-patch", "PATCH", "/api/v1/namespaces/bench/pods/" + podName, "application/strategic-merge-patch+json",
+			func() string { return fmt.Sprintf(`{"metadata":{"labels":{"n":"%d"}}}`, i) }},
+		{"pod/apply", "PATCH", "/api/v1/namespaces/bench/pods/" + podName + "?fieldManager=bench&force=true", "application/apply-patch+yaml",
+			func() string {
+				return fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"labels":{"a":"%d"}}}`, podName, i)
+			}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				i++
+				req := httptest.NewRequest(bc.method, bc.path, strings.NewReader(bc.body()))
+				req.Header.Set("Content-Type", bc.ctype)
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
 }
