@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -141,6 +142,22 @@ func (h *handler) requestedRV() uint64 {
 	return v
 }
 
+// queryOptions decodes the options of a request from its query and validates
+// them (validate may be nil): a parameter that does not parse is 400, an
+// invalid value 422 naming the options' kind ("CreateOptions").
+func queryOptions[T any](h *handler, decode func(url.Values) (T, error), validate func(T) metav1.FieldErrors, kind string) (T, *metav1.Status) {
+	o, err := decode(h.r.URL.Query())
+	if err != nil {
+		return o, metav1.NewBadRequest(err.Error())
+	}
+	if validate != nil {
+		if errs := validate(o); len(errs) > 0 {
+			return o, metav1.NewInvalidOptions(kind, errs)
+		}
+	}
+	return o, nil
+}
+
 // readOptions maps an API resourceVersion and resourceVersionMatch onto a
 // storage read (the get and list tables of the spec).
 func readOptions(rv string, match metav1.ResourceVersionMatch) (storage.ReadOptions, *metav1.Status) {
@@ -165,9 +182,9 @@ func (h *handler) get() {
 	if !ok {
 		return
 	}
-	opts, err := metav1.DecodeGetOptions(h.r.URL.Query())
-	if err != nil {
-		h.fail(metav1.NewBadRequest(err.Error()))
+	opts, st := queryOptions(h, metav1.DecodeGetOptions, nil, "GetOptions")
+	if st != nil {
+		h.fail(st)
 		return
 	}
 	ro, st := readOptions(opts.ResourceVersion, "")

@@ -35,12 +35,11 @@ func (h *handler) patchRequest(accepted []string) (ctype string, opts metav1.Pat
 	if !slices.Contains(accepted, ctype) {
 		return "", opts, nil, metav1.NewUnsupportedMediaType(accepted)
 	}
-	opts, err := metav1.DecodePatchOptions(h.r.URL.Query())
-	if err != nil {
-		return "", opts, nil, metav1.NewBadRequest(err.Error())
-	}
-	if errs := metav1.ValidatePatchOptions(opts, ctype == codec.MediaTypeApplyPatch); len(errs) > 0 {
-		return "", opts, nil, metav1.NewInvalidOptions("PatchOptions", errs)
+	opts, st = queryOptions(h, metav1.DecodePatchOptions, func(o metav1.PatchOptions) metav1.FieldErrors {
+		return metav1.ValidatePatchOptions(o, ctype == codec.MediaTypeApplyPatch)
+	}, "PatchOptions")
+	if st != nil {
+		return "", opts, nil, st
 	}
 	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
 	body, st = h.readBody()

@@ -372,9 +372,9 @@ func (h *handler) serveScale() {
 	ctx := h.r.Context()
 	switch h.ri.Verb {
 	case "get":
-		opts, err := metav1.DecodeGetOptions(h.r.URL.Query())
-		if err != nil {
-			h.fail(metav1.NewBadRequest(err.Error()))
+		opts, st := queryOptions(h, metav1.DecodeGetOptions, nil, "GetOptions")
+		if st != nil {
+			h.fail(st)
 			return
 		}
 		ro, st := readOptions(opts.ResourceVersion, "")
@@ -389,13 +389,9 @@ func (h *handler) serveScale() {
 		}
 		h.writeScale(mt, http.StatusOK, sc)
 	case "update":
-		opts, err := metav1.DecodeUpdateOptions(h.r.URL.Query())
-		if err != nil {
-			h.fail(metav1.NewBadRequest(err.Error()))
-			return
-		}
-		if errs := metav1.ValidateUpdateOptions(opts); len(errs) > 0 {
-			h.fail(metav1.NewInvalidOptions("UpdateOptions", errs))
+		opts, st := queryOptions(h, metav1.DecodeUpdateOptions, metav1.ValidateUpdateOptions, "UpdateOptions")
+		if st != nil {
+			h.fail(st)
 			return
 		}
 		in, st := h.decodeScale()

@@ -21,13 +21,9 @@ func (h *handler) create() {
 	if !ok {
 		return
 	}
-	opts, err := metav1.DecodeCreateOptions(h.r.URL.Query())
-	if err != nil {
-		h.fail(metav1.NewBadRequest(err.Error()))
-		return
-	}
-	if errs := metav1.ValidateCreateOptions(opts); len(errs) > 0 {
-		h.fail(metav1.NewInvalidOptions("CreateOptions", errs))
+	opts, st := queryOptions(h, metav1.DecodeCreateOptions, metav1.ValidateCreateOptions, "CreateOptions")
+	if st != nil {
+		h.fail(st)
 		return
 	}
 	obj, st := h.decodeBody()
@@ -127,13 +123,9 @@ func (h *handler) update() {
 	if !ok {
 		return
 	}
-	opts, err := metav1.DecodeUpdateOptions(h.r.URL.Query())
-	if err != nil {
-		h.fail(metav1.NewBadRequest(err.Error()))
-		return
-	}
-	if errs := metav1.ValidateUpdateOptions(opts); len(errs) > 0 {
-		h.fail(metav1.NewInvalidOptions("UpdateOptions", errs))
+	opts, st := queryOptions(h, metav1.DecodeUpdateOptions, metav1.ValidateUpdateOptions, "UpdateOptions")
+	if st != nil {
+		h.fail(st)
 		return
 	}
 	obj, st := h.decodeBody()

@@ -230,7 +230,13 @@ func New() *Registry { return &Registry{resources: map[string]*Resource{}} }
 
 // Add registers r. It fails if the resource is already registered or the
 // description is incomplete.
-func (g *Registry) Add(r *Resource) error {
+func (g *Registry) Add(r *Resource) error { return g.register(r, false) }
+
+// Put registers r like Add, replacing a registration of the same
+// group/version/resource.
+func (g *Registry) Put(r *Resource) error { return g.register(r, true) }
+
+func (g *Registry) register(r *Resource, replace bool) error {
 	if r.Version == "" || r.Resource == "" || r.Kind == "" || r.New == nil || r.Copy == nil {
 		return fmt.Errorf("registry: resource %q is incomplete", r.Resource)
 	}
@@ -243,31 +249,10 @@ func (g *Registry) Add(r *Resource) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	key := r.Group + "/" + r.Version + "/" + r.Resource
-	if _, dup := g.resources[key]; dup {
+	if _, dup := g.resources[key]; dup && !replace {
 		return fmt.Errorf("registry: %s already registered", key)
 	}
 	g.resources[key] = r
-	if !containsString(g.groups, r.Group) {
-		g.groups = append(g.groups, r.Group)
-	}
-	return nil
-}
-
-// Put registers r like Add, replacing a registration of the same
-// group/version/resource.
-func (g *Registry) Put(r *Resource) error {
-	if r.Version == "" || r.Resource == "" || r.Kind == "" || r.New == nil || r.Copy == nil {
-		return fmt.Errorf("registry: resource %q is incomplete", r.Resource)
-	}
-	if r.ListKind == "" {
-		r.ListKind = r.Kind + "List"
-	}
-	if r.Singular == "" {
-		r.Singular = strings.ToLower(r.Kind)
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.resources[r.Group+"/"+r.Version+"/"+r.Resource] = r
 	if !containsString(g.groups, r.Group) {
 		g.groups = append(g.groups, r.Group)
 	}
