@@ -176,11 +176,11 @@ func scaleOf(res *registry.Resource, obj storage.Object) (*autoscalingv1.Scale, 
 			if err := kjson.Unmarshal(b, &ls); err != nil {
 				return nil, err
 			}
-			sel, err := labelSelectorString(&ls)
+			sel, err := selector.FromLabelSelector(&ls)
 			if err != nil {
 				return nil, err
 			}
-			sc.Status.Selector = sel
+			sc.Status.Selector = sel.String()
 		}
 	case paths.selectorMap != nil:
 		if v, ok := nestedValue(m, paths.selectorMap); ok {
@@ -193,41 +193,6 @@ func scaleOf(res *registry.Resource, obj storage.Object) (*autoscalingv1.Scale, 
 		}
 	}
 	return sc, nil
-}
-
-// labelSelectorString is the string form of a LabelSelector, as
-// kube-apiserver writes a Scale's status.selector: every requirement, sorted
-// by key ("app=web,tier in (a,b)"); "" for an empty selector.
-func labelSelectorString(ls *metav1.LabelSelector) (string, error) {
-	var reqs []selector.LabelRequirement
-	for k, v := range ls.MatchLabels {
-		r, err := selector.NewLabelRequirement(k, selector.Equals, v)
-		if err != nil {
-			return "", err
-		}
-		reqs = append(reqs, r)
-	}
-	for _, e := range ls.MatchExpressions {
-		var op selector.Operator
-		switch e.Operator {
-		case "In":
-			op = selector.In
-		case "NotIn":
-			op = selector.NotIn
-		case "Exists":
-			op = selector.Exists
-		case "DoesNotExist":
-			op = selector.DoesNotExist
-		default:
-			return "", fmt.Errorf("%q is not a valid label selector operator", e.Operator)
-		}
-		r, err := selector.NewLabelRequirement(e.Key, op, e.Values...)
-		if err != nil {
-			return "", err
-		}
-		reqs = append(reqs, r)
-	}
-	return selector.Everything().Add(reqs...).String(), nil
 }
 
 // withReplicas returns a copy of cur (an object of res) with its desired

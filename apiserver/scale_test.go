@@ -3,27 +3,7 @@ package apiserver
 import (
 	"net/http"
 	"testing"
-
-	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
-
-func TestLabelSelectorString(t *testing.T) {
-	for _, c := range []struct {
-		sel  metav1.LabelSelector
-		want string
-	}{
-		{metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, "app=web"},
-		{metav1.LabelSelector{MatchLabels: map[string]string{"b": "2", "a": "1"},
-			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "In", Values: []string{"y", "x"}}, {Key: "c", Operator: "DoesNotExist"}}},
-			"a=1,b=2,!c,tier in (x,y)"},
-		{metav1.LabelSelector{}, ""},
-	} {
-		got, err := labelSelectorString(&c.sel)
-		if err != nil || got != c.want {
-			t.Errorf("%+v: %q, %v; want %q", c.sel, got, err, c.want)
-		}
-	}
-}
 
 // The scale of a deployment: GET, PUT (only spec.replicas changes, the
 // generation moves), stale resourceVersion 409, negative replicas 422.

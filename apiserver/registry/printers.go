@@ -526,26 +526,9 @@ func LabelSelectorString(ls *metav1.LabelSelector) string {
 	if ls == nil {
 		return "<none>"
 	}
-	sel := selector.SelectorFromSet(selector.Set(ls.MatchLabels))
-	for _, e := range ls.MatchExpressions {
-		var op selector.Operator
-		switch e.Operator {
-		case "In":
-			op = selector.In
-		case "NotIn":
-			op = selector.NotIn
-		case "Exists":
-			op = selector.Exists
-		case "DoesNotExist":
-			op = selector.DoesNotExist
-		default:
-			return "<invalid>"
-		}
-		req, err := selector.NewLabelRequirement(e.Key, op, e.Values...)
-		if err != nil {
-			return "<invalid>"
-		}
-		sel = sel.Add(req)
+	sel, err := selector.FromLabelSelector(ls)
+	if err != nil {
+		return "<invalid>"
 	}
 	return sel.String()
 }
