@@ -185,7 +185,9 @@ func BenchmarkWrites(b *testing.B) {
 		{"configmap/merge-patch", "PATCH", "/api/v1/namespaces/bench/configmaps/w", "application/merge-patch+json",
 			func() string { return fmt.Sprintf(`{"data":{"n":"%d"}}`, i) }},
 		{"configmap/apply", "PATCH", "/api/v1/namespaces/bench/configmaps/w?fieldManager=bench", "application/apply-patch+yaml",
-			func() string { return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"},"data":{"a":"%d"}}`, i) }},
+			func() string {
+				return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"},"data":{"a":"%d"}}`, i)
+			}},
 		{"pod/strategic-patch", "PATCH", "/api/v1/namespaces/bench/pods/" + podName, "application/strategic-merge-patch+json",
 			func() string { return fmt.Sprintf(`{"metadata":{"labels":{"n":"%d"}}}`, i) }},
 		{"pod/apply", "PATCH", "/api/v1/namespaces/bench/pods/" + podName + "?fieldManager=bench&force=true", "application/apply-patch+yaml",

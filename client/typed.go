@@ -9,6 +9,7 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/kjson"
+	kpb "github.com/kapi-dev/kapi/internal/pb"
 )
 
 // PatchType is the media type of a patch body, which says how the server
@@ -229,14 +230,15 @@ func (r *TypedClient[T, PT]) ListEach(ctx context.Context, opts metav1.ListOptio
 		return fn(o)
 	}
 	var h codec.ListHeader
+	dopts := decodeOptionsFrom(ctx)
 	switch ct := resp.ContentType(); ct {
 	case codec.MediaTypeProtobuf:
 		if !r.info.protobuf {
 			return metav1.ListMeta{}, fmt.Errorf("client: the server answered in protobuf, which %s does not use", r.info.kind.Kind)
 		}
-		h, err = codec.DecodeProtobufList[protoItem[T]](resp.Body, 0, func(it *protoItem[T]) error { return each(&it.obj) })
+		h, err = codec.DecodeProtobufListWith[protoItem[T]](resp.Body, 0, dopts, func(it *protoItem[T]) error { return each(&it.obj) })
 	case codec.MediaTypeJSON, "":
-		h, err = codec.DecodeJSONList(resp.Body, each)
+		h, err = codec.DecodeJSONListWith(resp.Body, dopts, each)
 	default:
 		return metav1.ListMeta{}, fmt.Errorf("client: unexpected list Content-Type %q", resp.Header.Get("Content-Type"))
 	}
@@ -258,6 +260,15 @@ func (p *protoItem[T]) Unmarshal(b []byte) error {
 		return fmt.Errorf("client: %T cannot decode protobuf", &p.obj)
 	}
 	return u.Unmarshal(b)
+}
+
+// UnmarshalFrom decodes the item with the list's shared decoder state when T
+// can (kapi's kinds can), and with Unmarshal otherwise.
+func (p *protoItem[T]) UnmarshalFrom(d *kpb.Decoder) error {
+	if u, ok := any(&p.obj).(interface{ UnmarshalFrom(*kpb.Decoder) error }); ok {
+		return u.UnmarshalFrom(d)
+	}
+	return p.Unmarshal(d.Rest())
 }
 
 // Watch starts a watch of the objects opts selects and returns its events as
@@ -284,13 +295,16 @@ func (r *TypedClient[T, PT]) Watch(ctx context.Context, opts metav1.ListOptions)
 		return nil, fmt.Errorf("client: the server answered in protobuf, which %s does not use", r.info.kind.Kind)
 	}
 	tm := r.info.kind.TypeMeta()
+	// One decoder for the stream: the objects of its events share a string
+	// table, and the context's DecodeOptions apply.
+	sd := codec.NewStreamDecoder(decodeOptionsFrom(ctx))
 	decode := func(raw []byte) (*T, error) {
 		obj := new(T)
 		if pb {
-			if _, err := codec.UnmarshalProtobuf(raw, any(obj).(codec.ProtoUnmarshaler)); err != nil {
+			if _, err := sd.DecodeProtobuf(raw, any(obj).(codec.ProtoUnmarshaler)); err != nil {
 				return nil, err
 			}
-		} else if err := kjson.Unmarshal(raw, obj); err != nil {
+		} else if err := sd.DecodeJSON(raw, obj); err != nil {
 			return nil, err
 		}
 		setTypeMeta(obj, tm)

@@ -26,6 +26,14 @@
 // each item to a callback as soon as it is decoded, so memory stays bounded by
 // one item however long the list (BenchmarkListPeakMemory measures it).
 //
+// The items of one list share a bounded table of the short strings decoded so
+// far (label keys and values, namespaces, image names…), so that a string
+// repeated across items is allocated once. [DecodeJSONListWith] and
+// [DecodeProtobufListWith] take [DecodeOptions] for callers that keep the
+// items, such as an informer: managedFields skipped unread, or equal FieldsV1
+// sharing their bytes; [StreamDecoder] does the same for the objects of a
+// watch. BenchmarkDecodeListStream measures what each saves.
+//
 // # Watch streams
 //
 // A JSON watch is a sequence of {"type":…,"object":…} documents

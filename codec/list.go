@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/internal/kjson"
@@ -32,6 +33,11 @@ var ErrStop = errors.New("codec: stop")
 // The header is complete once DecodeJSONList returns; if fn returns ErrStop,
 // decoding ends and the header holds what was read so far.
 func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
+	return DecodeJSONListWith(r, DecodeOptions{}, fn)
+}
+
+// DecodeJSONListWith is DecodeJSONList with decode options for the items.
+func DecodeJSONListWith[T any](r io.Reader, o DecodeOptions, fn func(*T) error) (ListHeader, error) {
 	var h ListHeader
 	var skipped *ItemErrors
 	dec := kjson.NewDecoder(r)
@@ -56,7 +62,7 @@ func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
 		case "metadata":
 			err = kjson.UnmarshalDecode(dec, &h.ListMeta)
 		case "items":
-			err = decodeJSONItems(dec, fn)
+			err = decodeJSONItems(dec, o.jsonOptions(), fn)
 			if errors.Is(err, ErrStop) {
 				return h, nil
 			}
@@ -79,7 +85,7 @@ func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
 	return h, nil
 }
 
-func decodeJSONItems[T any](dec *jsontext.Decoder, fn func(*T) error) error {
+func decodeJSONItems[T any](dec *jsontext.Decoder, opts json.Options, fn func(*T) error) error {
 	if dec.PeekKind() == 'n' {
 		_, err := dec.ReadToken()
 		return err
@@ -95,7 +101,7 @@ func decodeJSONItems[T any](dec *jsontext.Decoder, fn func(*T) error) error {
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		item := new(T)
 		before := dec.InputOffset()
-		if err := kjson.UnmarshalDecode(dec, item); err != nil {
+		if err := json.UnmarshalDecode(dec, item, opts); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || dec.InputOffset() == before || dec.PeekKind() == 0 {
 				return fmt.Errorf("item %d: %w", i, err) // the stream itself is broken
 			}
@@ -147,7 +153,25 @@ func DecodeProtobufList[T any, PT interface {
 	*T
 	ProtoUnmarshaler
 }](r io.Reader, maxItem int, fn func(*T) error) (ListHeader, error) {
+	return DecodeProtobufListWith[T, PT](r, maxItem, DecodeOptions{}, fn)
+}
+
+// protoDecoder is a message that decodes itself with a shared pb.Decoder
+// state (kapi's generated kinds are): the items of one list then share a
+// string table.
+type protoDecoder interface {
+	UnmarshalFrom(d *pb.Decoder) error
+}
+
+// DecodeProtobufListWith is DecodeProtobufList with decode options for the
+// items. Items whose type has kapi's UnmarshalFrom method share one
+// pb.State; others are decoded with their Unmarshal method.
+func DecodeProtobufListWith[T any, PT interface {
+	*T
+	ProtoUnmarshaler
+}](r io.Reader, maxItem int, o DecodeOptions, fn func(*T) error) (ListHeader, error) {
 	var h ListHeader
+	var st *pb.State // made at the first item
 	if maxItem <= 0 {
 		maxItem = 64 << 20
 	}
@@ -205,7 +229,16 @@ func DecodeProtobufList[T any, PT interface {
 			}
 		case 2:
 			item := PT(new(T))
-			if err := item.Unmarshal(buf); err != nil {
+			var err error
+			if d, ok := any(item).(protoDecoder); ok {
+				if st == nil {
+					st = o.protoState()
+				}
+				err = d.UnmarshalFrom(pb.NewDecoderState(buf, h.Kind, st))
+			} else {
+				err = item.Unmarshal(buf)
+			}
+			if err != nil {
 				// The frame is length-delimited: skip the item, go on.
 				bad = append(bad, ItemError{Index: i, Err: fmt.Errorf("decoding %s item: %w", h.Kind, err)})
 				i++

@@ -12,6 +12,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
+	"github.com/kapi-dev/kapi/apiserver"
 	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/informer"
 )
@@ -222,5 +223,41 @@ func TestDynamicInformer(t *testing.T) {
 	}
 	if got := cacheNames(nss.Indexer().List()); !strings.Contains(got, "inf") || !strings.Contains(got, "default") {
 		t.Errorf("cluster-scoped dynamic informer holds %q", got)
+	}
+}
+
+// TestFactoryDropManagedFields: with WithDropManagedFields the cache holds
+// objects without managedFields, from the list and from the watch, in JSON
+// and protobuf; the server still tracks them.
+func TestFactoryDropManagedFields(t *testing.T) {
+	for _, ct := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+		t.Run(ct, func(t *testing.T) {
+			e := newEnvWith(t, apiserver.Config{}, ct)
+			if got := e.create(t, "listed", "app", "x"); len(got.ManagedFields) == 0 {
+				t.Fatal("the server tracked no managedFields")
+			}
+			f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithDropManagedFields(), informer.WithLogger(quietLogger()))
+			inf := informer.For[corev1.ConfigMap](f)
+			startFactory(t, f)
+			waitCaches(t, f)
+			e.create(t, "watched", "app", "y")
+			ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+			defer cancel()
+			for {
+				if _, err := inf.Lister().Namespace("inf").Get("watched"); err == nil {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatal("the watched object never reached the cache")
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			for _, cm := range inf.Indexer().List() {
+				if cm.ManagedFields != nil {
+					t.Errorf("%s cached with managedFields %v", cm.Name, cm.ManagedFields)
+				}
+			}
+		})
 	}
 }

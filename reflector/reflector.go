@@ -80,8 +80,15 @@ type Config[T any] struct {
 	// lists (default false: not every server supports it).
 	UseStreamingList bool
 	// Transform, if set, is applied to every object before it is stored, e.g.
-	// to drop managedFields (see DropManagedFields).
+	// to drop managedFields (see DropManagedFields). It may change the
+	// object it is given, except for the bytes of managedFields' FieldsV1,
+	// which may be shared with other objects (replace them, never write into
+	// them).
 	Transform func(*T) (*T, error)
+	// DropManagedFields leaves metadata.managedFields out of the cache, as
+	// the DropManagedFields transform does but cheaper: lists and watches
+	// skip them unread (default false).
+	DropManagedFields bool
 	// InitialBackoff, MaxBackoff and ResetBackoffAfter shape the retry
 	// backoff (defaults 800ms, 30s, 2m, as client-go's reflector).
 	InitialBackoff, MaxBackoff, ResetBackoffAfter time.Duration
@@ -176,6 +183,13 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		backoff.WithRandomizationFactor(0.5),
 		backoff.WithMaxElapsedTime(0),
 	)
+	// Lists and watches decode for a cache: objects of one response share
+	// the bytes of equal managedFields (cached objects are read-only), and
+	// managedFields are not decoded at all when they are to be dropped.
+	ctx = client.WithDecodeOptions(ctx, codec.DecodeOptions{
+		SkipManagedFields: r.cfg.DropManagedFields,
+		ShareFieldsV1:     true,
+	})
 	st := needList
 	listRV := "0" // the first list may be served from any state the server has
 	var lastError time.Time
@@ -243,6 +257,13 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 }
 
 func (r *Reflector[T]) transform(obj *T) (*T, error) {
+	if r.cfg.DropManagedFields {
+		// A ListerWatcher that ignores the decode options still gets them
+		// dropped.
+		if m, ok := any(obj).(metav1.Object); ok {
+			m.SetManagedFields(nil)
+		}
+	}
 	if r.cfg.Transform == nil {
 		return obj, nil
 	}
@@ -445,6 +466,7 @@ func isInitialEventsEnd[T any](obj *T) bool {
 
 // DropManagedFields is a Transform that removes metadata.managedFields, which
 // can be half of an object's size and which controllers rarely read.
+// Config.DropManagedFields does the same without decoding them at all.
 func DropManagedFields[T any](obj *T) (*T, error) {
 	if m, ok := any(obj).(metav1.Object); ok {
 		m.SetManagedFields(nil)

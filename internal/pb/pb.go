@@ -91,17 +91,78 @@ func Bool(v bool) uint64 {
 // ErrTruncated reports a message that ends inside a field.
 var ErrTruncated = errors.New("protobuf: truncated or malformed message")
 
-// Decoder walks the fields of one message.
+// Decoder walks the fields of one message. The decoders of the nested
+// messages of one decode (see Sub) share its *State, if it has one.
 type Decoder struct {
 	b    []byte
 	msg  string
 	num  protowire.Number
 	typ  protowire.Type
 	errv error
+	st   *State
 }
 
 // NewDecoder starts decoding b as the message named msg (used in errors).
 func NewDecoder(b []byte, msg string) *Decoder { return &Decoder{b: b, msg: msg} }
+
+// NewDecoderState is NewDecoder with the shared state st (nil: none): its
+// string table and options apply to b and every message nested in it.
+func NewDecoderState(b []byte, msg string, st *State) *Decoder {
+	return &Decoder{b: b, msg: msg, st: st}
+}
+
+// Sub points sub at the current length-delimited field's value, a nested
+// message, sharing d's state; the caller owns sub's storage, so that nested
+// decoders live on the stack. Errors of sub are not d's: Wrap them.
+func (d *Decoder) Sub(sub *Decoder) {
+	*sub = Decoder{b: d.Bytes(), st: d.st}
+}
+
+// SubBytes points sub at b (a nested message already read, such as a map
+// value), sharing d's state.
+func (d *Decoder) SubBytes(sub *Decoder, b []byte) {
+	*sub = Decoder{b: b, st: d.st}
+}
+
+// SetName names the message being decoded in errors. Generated decoders call
+// it first, so that errors name the message whatever the caller passed.
+func (d *Decoder) SetName(msg string) { d.msg = msg }
+
+// SkipManagedFields reports whether metadata.managedFields are to be skipped
+// rather than decoded (State.SkipManagedFields).
+func (d *Decoder) SkipManagedFields() bool { return d.st != nil && d.st.SkipManagedFields }
+
+// Count returns how many fields numbered like the current one, of its wire
+// type, the rest of the message holds, the current one included: the exact
+// length of a repeated field, so that its slice is allocated once, without
+// the slack (up to half the capacity) and the copies of appending one element
+// at a time. It reads only tags and lengths, and gives up at the first
+// malformed field (the decoder reports it later).
+func (d *Decoder) Count() int {
+	n := 1
+	num, typ := d.num, d.typ
+	b := d.b
+	if m := protowire.ConsumeFieldValue(num, typ, b); m >= 0 {
+		b = b[m:]
+	} else {
+		return n
+	}
+	for len(b) > 0 {
+		fnum, ftyp, m := protowire.ConsumeTag(b)
+		if m < 0 {
+			break
+		}
+		b = b[m:]
+		if m = protowire.ConsumeFieldValue(fnum, ftyp, b); m < 0 {
+			break
+		}
+		b = b[m:]
+		if fnum == num && ftyp == typ {
+			n++
+		}
+	}
+	return n
+}
 
 // Next advances to the next field and reports whether there is one. Err tells
 // whether decoding stopped on an error.
@@ -117,6 +178,14 @@ func (d *Decoder) Next() bool {
 	d.b = d.b[n:]
 	d.num, d.typ = num, typ
 	return true
+}
+
+// Rest returns the bytes not read yet, and consumes them: with no field read
+// yet, the whole message.
+func (d *Decoder) Rest() []byte {
+	b := d.b
+	d.b = nil
+	return b
 }
 
 // Field is the number of the current field.
@@ -163,8 +232,40 @@ func (d *Decoder) Bytes() []byte {
 	return v
 }
 
-// String returns the current field as a string.
-func (d *Decoder) String() string { return string(d.Bytes()) }
+// String returns the current field as a string. With a State, short strings
+// come from its table: strings that repeat across the objects of one decode
+// (label keys and values, image names, namespaces, condition types, "True")
+// are allocated once and shared.
+func (d *Decoder) String() string {
+	if d.st == nil {
+		return string(d.Bytes())
+	}
+	return d.st.String(d.Bytes())
+}
+
+// BytesString returns b as a string, from d's State's table if it has one
+// (see String).
+func (d *Decoder) BytesString(b []byte) string {
+	if d.st == nil {
+		return string(b)
+	}
+	return d.st.String(b)
+}
+
+// SharedBytes returns the current field's bytes like CopyBytes, except that
+// with a State whose ShareBytes is set, equal values decoded earlier are
+// returned instead of a new copy: the slice may then be shared with other
+// objects of the same decode and must be treated as read-only.
+func (d *Decoder) SharedBytes() []byte {
+	if d.st == nil || !d.st.ShareBytes {
+		return d.CopyBytes()
+	}
+	v := d.Bytes()
+	if d.errv != nil {
+		return []byte{}
+	}
+	return d.st.Bytes(v)
+}
 
 // CopyBytes returns a copy of the current field's bytes, never nil.
 func (d *Decoder) CopyBytes() []byte {
@@ -233,7 +334,18 @@ func (d *Decoder) Wrap(err error) {
 // MapEntry decodes a map entry message into its key and value bytes. The value
 // is nil when the entry has none.
 func MapEntry(b []byte, msg string) (key string, val []byte, hasVal bool, err error) {
-	d := NewDecoder(b, msg)
+	d := Decoder{b: b, msg: msg}
+	return d.mapEntry()
+}
+
+// MapEntry decodes the current field, a map entry, like the function MapEntry,
+// taking the key from d's State's string table if it has one.
+func (d *Decoder) MapEntry(msg string) (key string, val []byte, hasVal bool, err error) {
+	e := Decoder{b: d.Bytes(), msg: msg, st: d.st}
+	return e.mapEntry()
+}
+
+func (d *Decoder) mapEntry() (key string, val []byte, hasVal bool, err error) {
 	for d.Next() {
 		switch d.Field() {
 		case 1:

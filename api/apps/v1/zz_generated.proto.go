@@ -422,15 +422,25 @@ func (m *RollingUpdateDeployment) MarshalToSizedBuffer(b []byte) (int, error) {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Deployment) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Deployment")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Deployment"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Deployment) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Deployment")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.Status.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -440,7 +450,13 @@ func (m *Deployment) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DeploymentCondition) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DeploymentCondition")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DeploymentCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DeploymentCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DeploymentCondition")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -464,14 +480,26 @@ func (m *DeploymentCondition) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DeploymentList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DeploymentList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DeploymentList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DeploymentList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DeploymentList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Deployment, 0, d.Count())
+			}
 			m.Items = append(m.Items, Deployment{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -481,7 +509,14 @@ func (m *DeploymentList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DeploymentSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DeploymentSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DeploymentSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DeploymentSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DeploymentSpec")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -491,11 +526,14 @@ func (m *DeploymentSpec) Unmarshal(b []byte) error {
 			if m.Selector == nil {
 				m.Selector = new(metav1.LabelSelector)
 			}
-			d.Wrap(m.Selector.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.Template.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Template.UnmarshalFrom(&sub))
 		case 4:
-			d.Wrap(m.Strategy.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Strategy.UnmarshalFrom(&sub))
 		case 5:
 			m.MinReadySeconds = int32(d.Uvarint())
 		case 6:
@@ -515,7 +553,14 @@ func (m *DeploymentSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DeploymentStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DeploymentStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DeploymentStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DeploymentStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DeploymentStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -529,8 +574,12 @@ func (m *DeploymentStatus) Unmarshal(b []byte) error {
 		case 5:
 			m.UnavailableReplicas = int32(d.Uvarint())
 		case 6:
+			if m.Conditions == nil {
+				m.Conditions = make([]DeploymentCondition, 0, d.Count())
+			}
 			m.Conditions = append(m.Conditions, DeploymentCondition{})
-			d.Wrap(m.Conditions[len(m.Conditions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
 		case 7:
 			m.ReadyReplicas = int32(d.Uvarint())
 		case 8:
@@ -548,7 +597,14 @@ func (m *DeploymentStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DeploymentStrategy) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DeploymentStrategy")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DeploymentStrategy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DeploymentStrategy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DeploymentStrategy")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -557,7 +613,8 @@ func (m *DeploymentStrategy) Unmarshal(b []byte) error {
 			if m.RollingUpdate == nil {
 				m.RollingUpdate = new(RollingUpdateDeployment)
 			}
-			d.Wrap(m.RollingUpdate.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RollingUpdate.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -567,7 +624,13 @@ func (m *DeploymentStrategy) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *RollingUpdateDeployment) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "RollingUpdateDeployment")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "RollingUpdateDeployment"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *RollingUpdateDeployment) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("RollingUpdateDeployment")
 	for d.Next() {
 		switch d.Field() {
 		case 1:

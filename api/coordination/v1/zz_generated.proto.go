@@ -194,13 +194,22 @@ func (m *LeaseSpec) MarshalToSizedBuffer(b []byte) (int, error) {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Lease) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Lease")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Lease"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Lease) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Lease")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -210,14 +219,26 @@ func (m *Lease) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LeaseList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LeaseList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LeaseList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LeaseList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LeaseList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Lease, 0, d.Count())
+			}
 			m.Items = append(m.Items, Lease{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -227,7 +248,13 @@ func (m *LeaseList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LeaseSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LeaseSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LeaseSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LeaseSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LeaseSpec")
 	for d.Next() {
 		switch d.Field() {
 		case 1:

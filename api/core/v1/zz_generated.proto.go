@@ -10607,7 +10607,13 @@ func (m *WindowsSecurityContextOptions) MarshalToSizedBuffer(b []byte) (int, err
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AWSElasticBlockStoreVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "AWSElasticBlockStoreVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AWSElasticBlockStoreVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AWSElasticBlockStoreVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AWSElasticBlockStoreVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10627,24 +10633,34 @@ func (m *AWSElasticBlockStoreVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Affinity) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Affinity")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Affinity"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Affinity) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Affinity")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.NodeAffinity == nil {
 				m.NodeAffinity = new(NodeAffinity)
 			}
-			d.Wrap(m.NodeAffinity.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NodeAffinity.UnmarshalFrom(&sub))
 		case 2:
 			if m.PodAffinity == nil {
 				m.PodAffinity = new(PodAffinity)
 			}
-			d.Wrap(m.PodAffinity.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PodAffinity.UnmarshalFrom(&sub))
 		case 3:
 			if m.PodAntiAffinity == nil {
 				m.PodAntiAffinity = new(PodAntiAffinity)
 			}
-			d.Wrap(m.PodAntiAffinity.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PodAntiAffinity.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -10654,7 +10670,13 @@ func (m *Affinity) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AppArmorProfile) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "AppArmorProfile")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AppArmorProfile"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AppArmorProfile) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AppArmorProfile")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10671,7 +10693,13 @@ func (m *AppArmorProfile) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AttachedVolume) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "AttachedVolume")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AttachedVolume"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AttachedVolume) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AttachedVolume")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10687,7 +10715,13 @@ func (m *AttachedVolume) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AzureDiskVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "AzureDiskVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AzureDiskVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AzureDiskVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AzureDiskVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10715,7 +10749,13 @@ func (m *AzureDiskVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AzureFileVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "AzureFileVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AzureFileVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AzureFileVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AzureFileVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10733,7 +10773,14 @@ func (m *AzureFileVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *CSIVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "CSIVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CSIVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CSIVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CSIVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10745,20 +10792,21 @@ func (m *CSIVolumeSource) Unmarshal(b []byte) error {
 			v := d.String()
 			m.FSType = &v
 		case 4:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "CSIVolumeSource.VolumeAttributes")
+			if m.VolumeAttributes == nil {
+				m.VolumeAttributes = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("CSIVolumeSource.VolumeAttributes")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.VolumeAttributes == nil {
-				m.VolumeAttributes = make(map[string]string)
-			}
-			m.VolumeAttributes[k] = string(val)
+			m.VolumeAttributes[k] = d.BytesString(val)
 		case 5:
 			if m.NodePublishSecretRef == nil {
 				m.NodePublishSecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.NodePublishSecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NodePublishSecretRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -10768,12 +10816,24 @@ func (m *CSIVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Capabilities) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Capabilities")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Capabilities"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Capabilities) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Capabilities")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Add == nil {
+				m.Add = make([]Capability, 0, d.Count())
+			}
 			m.Add = append(m.Add, Capability(d.String()))
 		case 2:
+			if m.Drop == nil {
+				m.Drop = make([]Capability, 0, d.Count())
+			}
 			m.Drop = append(m.Drop, Capability(d.String()))
 		default:
 			d.Skip()
@@ -10784,10 +10844,20 @@ func (m *Capabilities) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *CephFSVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "CephFSVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CephFSVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CephFSVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CephFSVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Monitors == nil {
+				m.Monitors = make([]string, 0, d.Count())
+			}
 			m.Monitors = append(m.Monitors, d.String())
 		case 2:
 			m.Path = d.String()
@@ -10799,7 +10869,8 @@ func (m *CephFSVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 6:
 			m.ReadOnly = d.Uvarint() != 0
 		default:
@@ -10811,7 +10882,14 @@ func (m *CephFSVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *CinderVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "CinderVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CinderVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CinderVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CinderVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10824,7 +10902,8 @@ func (m *CinderVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -10834,7 +10913,13 @@ func (m *CinderVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ClientIPConfig) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ClientIPConfig")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ClientIPConfig"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ClientIPConfig) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ClientIPConfig")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10849,7 +10934,14 @@ func (m *ClientIPConfig) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ClusterTrustBundleProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ClusterTrustBundleProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ClusterTrustBundleProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ClusterTrustBundleProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ClusterTrustBundleProjection")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10862,7 +10954,8 @@ func (m *ClusterTrustBundleProjection) Unmarshal(b []byte) error {
 			if m.LabelSelector == nil {
 				m.LabelSelector = new(metav1.LabelSelector)
 			}
-			d.Wrap(m.LabelSelector.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LabelSelector.UnmarshalFrom(&sub))
 		case 4:
 			m.Path = d.String()
 		case 5:
@@ -10880,29 +10973,37 @@ func (m *ClusterTrustBundleProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMap) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMap")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMap"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMap) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMap")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ConfigMap.Data")
-			if err != nil {
-				d.Wrap(err)
-				break
-			}
 			if m.Data == nil {
-				m.Data = make(map[string]string)
+				m.Data = make(map[string]string, d.Count())
 			}
-			m.Data[k] = string(val)
-		case 3:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ConfigMap.BinaryData")
+			k, val, _, err := d.MapEntry("ConfigMap.Data")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
+			m.Data[k] = d.BytesString(val)
+		case 3:
 			if m.BinaryData == nil {
-				m.BinaryData = make(map[string][]uint8)
+				m.BinaryData = make(map[string][]uint8, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ConfigMap.BinaryData")
+			if err != nil {
+				d.Wrap(err)
+				break
 			}
 			m.BinaryData[k] = append([]byte{}, val...)
 		case 4:
@@ -10917,11 +11018,19 @@ func (m *ConfigMap) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMapEnvSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMapEnvSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMapEnvSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMapEnvSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMapEnvSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
 			v := d.Uvarint() != 0
 			m.Optional = &v
@@ -10934,11 +11043,19 @@ func (m *ConfigMapEnvSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMapKeySelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMapKeySelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMapKeySelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMapKeySelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMapKeySelector")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
 			m.Key = d.String()
 		case 3:
@@ -10953,14 +11070,26 @@ func (m *ConfigMapKeySelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMapList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMapList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMapList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMapList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMapList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]ConfigMap, 0, d.Count())
+			}
 			m.Items = append(m.Items, ConfigMap{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -10970,7 +11099,13 @@ func (m *ConfigMapList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMapNodeConfigSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMapNodeConfigSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMapNodeConfigSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMapNodeConfigSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMapNodeConfigSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -10992,14 +11127,26 @@ func (m *ConfigMapNodeConfigSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMapProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMapProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMapProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMapProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMapProjection")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]KeyToPath, 0, d.Count())
+			}
 			m.Items = append(m.Items, KeyToPath{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		case 4:
 			v := d.Uvarint() != 0
 			m.Optional = &v
@@ -11012,14 +11159,26 @@ func (m *ConfigMapProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ConfigMapVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ConfigMapVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ConfigMapVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ConfigMapVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ConfigMapVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]KeyToPath, 0, d.Count())
+			}
 			m.Items = append(m.Items, KeyToPath{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		case 3:
 			v := int32(d.Uvarint())
 			m.DefaultMode = &v
@@ -11038,7 +11197,14 @@ func (m *ConfigMapVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Container) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Container")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Container"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Container) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Container")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11046,37 +11212,59 @@ func (m *Container) Unmarshal(b []byte) error {
 		case 2:
 			m.Image = d.String()
 		case 3:
+			if m.Command == nil {
+				m.Command = make([]string, 0, d.Count())
+			}
 			m.Command = append(m.Command, d.String())
 		case 4:
+			if m.Args == nil {
+				m.Args = make([]string, 0, d.Count())
+			}
 			m.Args = append(m.Args, d.String())
 		case 5:
 			m.WorkingDir = d.String()
 		case 6:
+			if m.Ports == nil {
+				m.Ports = make([]ContainerPort, 0, d.Count())
+			}
 			m.Ports = append(m.Ports, ContainerPort{})
-			d.Wrap(m.Ports[len(m.Ports)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Ports[len(m.Ports)-1].UnmarshalFrom(&sub))
 		case 7:
+			if m.Env == nil {
+				m.Env = make([]EnvVar, 0, d.Count())
+			}
 			m.Env = append(m.Env, EnvVar{})
-			d.Wrap(m.Env[len(m.Env)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Env[len(m.Env)-1].UnmarshalFrom(&sub))
 		case 8:
-			d.Wrap(m.Resources.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources.UnmarshalFrom(&sub))
 		case 9:
+			if m.VolumeMounts == nil {
+				m.VolumeMounts = make([]VolumeMount, 0, d.Count())
+			}
 			m.VolumeMounts = append(m.VolumeMounts, VolumeMount{})
-			d.Wrap(m.VolumeMounts[len(m.VolumeMounts)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeMounts[len(m.VolumeMounts)-1].UnmarshalFrom(&sub))
 		case 10:
 			if m.LivenessProbe == nil {
 				m.LivenessProbe = new(Probe)
 			}
-			d.Wrap(m.LivenessProbe.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LivenessProbe.UnmarshalFrom(&sub))
 		case 11:
 			if m.ReadinessProbe == nil {
 				m.ReadinessProbe = new(Probe)
 			}
-			d.Wrap(m.ReadinessProbe.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ReadinessProbe.UnmarshalFrom(&sub))
 		case 12:
 			if m.Lifecycle == nil {
 				m.Lifecycle = new(Lifecycle)
 			}
-			d.Wrap(m.Lifecycle.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Lifecycle.UnmarshalFrom(&sub))
 		case 13:
 			m.TerminationMessagePath = d.String()
 		case 14:
@@ -11085,7 +11273,8 @@ func (m *Container) Unmarshal(b []byte) error {
 			if m.SecurityContext == nil {
 				m.SecurityContext = new(SecurityContext)
 			}
-			d.Wrap(m.SecurityContext.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecurityContext.UnmarshalFrom(&sub))
 		case 16:
 			m.Stdin = d.Uvarint() != 0
 		case 17:
@@ -11093,27 +11282,44 @@ func (m *Container) Unmarshal(b []byte) error {
 		case 18:
 			m.TTY = d.Uvarint() != 0
 		case 19:
+			if m.EnvFrom == nil {
+				m.EnvFrom = make([]EnvFromSource, 0, d.Count())
+			}
 			m.EnvFrom = append(m.EnvFrom, EnvFromSource{})
-			d.Wrap(m.EnvFrom[len(m.EnvFrom)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EnvFrom[len(m.EnvFrom)-1].UnmarshalFrom(&sub))
 		case 20:
 			m.TerminationMessagePolicy = TerminationMessagePolicy(d.String())
 		case 21:
+			if m.VolumeDevices == nil {
+				m.VolumeDevices = make([]VolumeDevice, 0, d.Count())
+			}
 			m.VolumeDevices = append(m.VolumeDevices, VolumeDevice{})
-			d.Wrap(m.VolumeDevices[len(m.VolumeDevices)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeDevices[len(m.VolumeDevices)-1].UnmarshalFrom(&sub))
 		case 22:
 			if m.StartupProbe == nil {
 				m.StartupProbe = new(Probe)
 			}
-			d.Wrap(m.StartupProbe.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.StartupProbe.UnmarshalFrom(&sub))
 		case 23:
+			if m.ResizePolicy == nil {
+				m.ResizePolicy = make([]ContainerResizePolicy, 0, d.Count())
+			}
 			m.ResizePolicy = append(m.ResizePolicy, ContainerResizePolicy{})
-			d.Wrap(m.ResizePolicy[len(m.ResizePolicy)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ResizePolicy[len(m.ResizePolicy)-1].UnmarshalFrom(&sub))
 		case 24:
 			v := ContainerRestartPolicy(d.String())
 			m.RestartPolicy = &v
 		case 25:
+			if m.RestartPolicyRules == nil {
+				m.RestartPolicyRules = make([]ContainerRestartRule, 0, d.Count())
+			}
 			m.RestartPolicyRules = append(m.RestartPolicyRules, ContainerRestartRule{})
-			d.Wrap(m.RestartPolicyRules[len(m.RestartPolicyRules)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RestartPolicyRules[len(m.RestartPolicyRules)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11123,7 +11329,13 @@ func (m *Container) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerExtendedResourceRequest) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerExtendedResourceRequest")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerExtendedResourceRequest"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerExtendedResourceRequest) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerExtendedResourceRequest")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11141,10 +11353,19 @@ func (m *ContainerExtendedResourceRequest) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerImage) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerImage")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerImage"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerImage) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerImage")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Names == nil {
+				m.Names = make([]string, 0, d.Count())
+			}
 			m.Names = append(m.Names, d.String())
 		case 2:
 			m.SizeBytes = int64(d.Uvarint())
@@ -11157,7 +11378,13 @@ func (m *ContainerImage) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerPort) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerPort")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerPort"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerPort) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerPort")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11179,7 +11406,13 @@ func (m *ContainerPort) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerResizePolicy) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerResizePolicy")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerResizePolicy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerResizePolicy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerResizePolicy")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11195,7 +11428,14 @@ func (m *ContainerResizePolicy) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerRestartRule) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerRestartRule")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerRestartRule"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerRestartRule) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerRestartRule")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11204,7 +11444,8 @@ func (m *ContainerRestartRule) Unmarshal(b []byte) error {
 			if m.ExitCodes == nil {
 				m.ExitCodes = new(ContainerRestartRuleOnExitCodes)
 			}
-			d.Wrap(m.ExitCodes.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ExitCodes.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11214,7 +11455,13 @@ func (m *ContainerRestartRule) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerRestartRuleOnExitCodes) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerRestartRuleOnExitCodes")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerRestartRuleOnExitCodes"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerRestartRuleOnExitCodes) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerRestartRuleOnExitCodes")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11230,24 +11477,34 @@ func (m *ContainerRestartRuleOnExitCodes) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerState) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerState")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerState"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerState) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerState")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Waiting == nil {
 				m.Waiting = new(ContainerStateWaiting)
 			}
-			d.Wrap(m.Waiting.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Waiting.UnmarshalFrom(&sub))
 		case 2:
 			if m.Running == nil {
 				m.Running = new(ContainerStateRunning)
 			}
-			d.Wrap(m.Running.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Running.UnmarshalFrom(&sub))
 		case 3:
 			if m.Terminated == nil {
 				m.Terminated = new(ContainerStateTerminated)
 			}
-			d.Wrap(m.Terminated.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Terminated.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11257,7 +11514,13 @@ func (m *ContainerState) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerStateRunning) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerStateRunning")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerStateRunning"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerStateRunning) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerStateRunning")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11271,7 +11534,13 @@ func (m *ContainerStateRunning) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerStateTerminated) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerStateTerminated")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerStateTerminated"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerStateTerminated) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerStateTerminated")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11297,7 +11566,13 @@ func (m *ContainerStateTerminated) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerStateWaiting) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerStateWaiting")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerStateWaiting"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerStateWaiting) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerStateWaiting")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11313,15 +11588,24 @@ func (m *ContainerStateWaiting) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Name = d.String()
 		case 2:
-			d.Wrap(m.State.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.State.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.LastTerminationState.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LastTerminationState.UnmarshalFrom(&sub))
 		case 4:
 			m.Ready = d.Uvarint() != 0
 		case 5:
@@ -11336,13 +11620,13 @@ func (m *ContainerStatus) Unmarshal(b []byte) error {
 			v := d.Uvarint() != 0
 			m.Started = &v
 		case 10:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ContainerStatus.AllocatedResources")
+			if m.AllocatedResources == nil {
+				m.AllocatedResources = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ContainerStatus.AllocatedResources")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.AllocatedResources == nil {
-				m.AllocatedResources = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
@@ -11351,18 +11635,28 @@ func (m *ContainerStatus) Unmarshal(b []byte) error {
 			if m.Resources == nil {
 				m.Resources = new(ResourceRequirements)
 			}
-			d.Wrap(m.Resources.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources.UnmarshalFrom(&sub))
 		case 12:
+			if m.VolumeMounts == nil {
+				m.VolumeMounts = make([]VolumeMountStatus, 0, d.Count())
+			}
 			m.VolumeMounts = append(m.VolumeMounts, VolumeMountStatus{})
-			d.Wrap(m.VolumeMounts[len(m.VolumeMounts)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeMounts[len(m.VolumeMounts)-1].UnmarshalFrom(&sub))
 		case 13:
 			if m.User == nil {
 				m.User = new(ContainerUser)
 			}
-			d.Wrap(m.User.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.User.UnmarshalFrom(&sub))
 		case 14:
+			if m.AllocatedResourcesStatus == nil {
+				m.AllocatedResourcesStatus = make([]ResourceStatus, 0, d.Count())
+			}
 			m.AllocatedResourcesStatus = append(m.AllocatedResourcesStatus, ResourceStatus{})
-			d.Wrap(m.AllocatedResourcesStatus[len(m.AllocatedResourcesStatus)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.AllocatedResourcesStatus[len(m.AllocatedResourcesStatus)-1].UnmarshalFrom(&sub))
 		case 15:
 			v := Signal(d.String())
 			m.StopSignal = &v
@@ -11375,14 +11669,22 @@ func (m *ContainerStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ContainerUser) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ContainerUser")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerUser"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerUser) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerUser")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Linux == nil {
 				m.Linux = new(LinuxContainerUser)
 			}
-			d.Wrap(m.Linux.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Linux.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11392,7 +11694,13 @@ func (m *ContainerUser) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DaemonEndpoint) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DaemonEndpoint")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonEndpoint"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonEndpoint) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonEndpoint")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11406,12 +11714,23 @@ func (m *DaemonEndpoint) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DownwardAPIProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DownwardAPIProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DownwardAPIProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DownwardAPIProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DownwardAPIProjection")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Items == nil {
+				m.Items = make([]DownwardAPIVolumeFile, 0, d.Count())
+			}
 			m.Items = append(m.Items, DownwardAPIVolumeFile{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11421,7 +11740,14 @@ func (m *DownwardAPIProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DownwardAPIVolumeFile) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DownwardAPIVolumeFile")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DownwardAPIVolumeFile"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DownwardAPIVolumeFile) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DownwardAPIVolumeFile")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11430,12 +11756,14 @@ func (m *DownwardAPIVolumeFile) Unmarshal(b []byte) error {
 			if m.FieldRef == nil {
 				m.FieldRef = new(ObjectFieldSelector)
 			}
-			d.Wrap(m.FieldRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.FieldRef.UnmarshalFrom(&sub))
 		case 3:
 			if m.ResourceFieldRef == nil {
 				m.ResourceFieldRef = new(ResourceFieldSelector)
 			}
-			d.Wrap(m.ResourceFieldRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ResourceFieldRef.UnmarshalFrom(&sub))
 		case 4:
 			v := int32(d.Uvarint())
 			m.Mode = &v
@@ -11451,12 +11779,23 @@ func (m *DownwardAPIVolumeFile) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *DownwardAPIVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "DownwardAPIVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DownwardAPIVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DownwardAPIVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DownwardAPIVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Items == nil {
+				m.Items = make([]DownwardAPIVolumeFile, 0, d.Count())
+			}
 			m.Items = append(m.Items, DownwardAPIVolumeFile{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		case 2:
 			v := int32(d.Uvarint())
 			m.DefaultMode = &v
@@ -11472,7 +11811,13 @@ func (m *DownwardAPIVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EmptyDirVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EmptyDirVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EmptyDirVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EmptyDirVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EmptyDirVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11494,7 +11839,14 @@ func (m *EmptyDirVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EnvFromSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EnvFromSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EnvFromSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EnvFromSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EnvFromSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11503,12 +11855,14 @@ func (m *EnvFromSource) Unmarshal(b []byte) error {
 			if m.ConfigMapRef == nil {
 				m.ConfigMapRef = new(ConfigMapEnvSource)
 			}
-			d.Wrap(m.ConfigMapRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ConfigMapRef.UnmarshalFrom(&sub))
 		case 3:
 			if m.SecretRef == nil {
 				m.SecretRef = new(SecretEnvSource)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11518,7 +11872,14 @@ func (m *EnvFromSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EnvVar) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EnvVar")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EnvVar"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EnvVar) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EnvVar")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11529,7 +11890,8 @@ func (m *EnvVar) Unmarshal(b []byte) error {
 			if m.ValueFrom == nil {
 				m.ValueFrom = new(EnvVarSource)
 			}
-			d.Wrap(m.ValueFrom.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ValueFrom.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11539,34 +11901,46 @@ func (m *EnvVar) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EnvVarSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EnvVarSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EnvVarSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EnvVarSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EnvVarSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.FieldRef == nil {
 				m.FieldRef = new(ObjectFieldSelector)
 			}
-			d.Wrap(m.FieldRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.FieldRef.UnmarshalFrom(&sub))
 		case 2:
 			if m.ResourceFieldRef == nil {
 				m.ResourceFieldRef = new(ResourceFieldSelector)
 			}
-			d.Wrap(m.ResourceFieldRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ResourceFieldRef.UnmarshalFrom(&sub))
 		case 3:
 			if m.ConfigMapKeyRef == nil {
 				m.ConfigMapKeyRef = new(ConfigMapKeySelector)
 			}
-			d.Wrap(m.ConfigMapKeyRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ConfigMapKeyRef.UnmarshalFrom(&sub))
 		case 4:
 			if m.SecretKeyRef == nil {
 				m.SecretKeyRef = new(SecretKeySelector)
 			}
-			d.Wrap(m.SecretKeyRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretKeyRef.UnmarshalFrom(&sub))
 		case 5:
 			if m.FileKeyRef == nil {
 				m.FileKeyRef = new(FileKeySelector)
 			}
-			d.Wrap(m.FileKeyRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.FileKeyRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11576,11 +11950,19 @@ func (m *EnvVarSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EphemeralContainer) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EphemeralContainer")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EphemeralContainer"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EphemeralContainer) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EphemeralContainer")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.EphemeralContainerCommon.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EphemeralContainerCommon.UnmarshalFrom(&sub))
 		case 2:
 			m.TargetContainerName = d.String()
 		default:
@@ -11592,7 +11974,14 @@ func (m *EphemeralContainer) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EphemeralContainerCommon) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EphemeralContainerCommon")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EphemeralContainerCommon"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EphemeralContainerCommon) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EphemeralContainerCommon")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11600,37 +11989,59 @@ func (m *EphemeralContainerCommon) Unmarshal(b []byte) error {
 		case 2:
 			m.Image = d.String()
 		case 3:
+			if m.Command == nil {
+				m.Command = make([]string, 0, d.Count())
+			}
 			m.Command = append(m.Command, d.String())
 		case 4:
+			if m.Args == nil {
+				m.Args = make([]string, 0, d.Count())
+			}
 			m.Args = append(m.Args, d.String())
 		case 5:
 			m.WorkingDir = d.String()
 		case 6:
+			if m.Ports == nil {
+				m.Ports = make([]ContainerPort, 0, d.Count())
+			}
 			m.Ports = append(m.Ports, ContainerPort{})
-			d.Wrap(m.Ports[len(m.Ports)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Ports[len(m.Ports)-1].UnmarshalFrom(&sub))
 		case 7:
+			if m.Env == nil {
+				m.Env = make([]EnvVar, 0, d.Count())
+			}
 			m.Env = append(m.Env, EnvVar{})
-			d.Wrap(m.Env[len(m.Env)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Env[len(m.Env)-1].UnmarshalFrom(&sub))
 		case 8:
-			d.Wrap(m.Resources.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources.UnmarshalFrom(&sub))
 		case 9:
+			if m.VolumeMounts == nil {
+				m.VolumeMounts = make([]VolumeMount, 0, d.Count())
+			}
 			m.VolumeMounts = append(m.VolumeMounts, VolumeMount{})
-			d.Wrap(m.VolumeMounts[len(m.VolumeMounts)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeMounts[len(m.VolumeMounts)-1].UnmarshalFrom(&sub))
 		case 10:
 			if m.LivenessProbe == nil {
 				m.LivenessProbe = new(Probe)
 			}
-			d.Wrap(m.LivenessProbe.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LivenessProbe.UnmarshalFrom(&sub))
 		case 11:
 			if m.ReadinessProbe == nil {
 				m.ReadinessProbe = new(Probe)
 			}
-			d.Wrap(m.ReadinessProbe.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ReadinessProbe.UnmarshalFrom(&sub))
 		case 12:
 			if m.Lifecycle == nil {
 				m.Lifecycle = new(Lifecycle)
 			}
-			d.Wrap(m.Lifecycle.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Lifecycle.UnmarshalFrom(&sub))
 		case 13:
 			m.TerminationMessagePath = d.String()
 		case 14:
@@ -11639,7 +12050,8 @@ func (m *EphemeralContainerCommon) Unmarshal(b []byte) error {
 			if m.SecurityContext == nil {
 				m.SecurityContext = new(SecurityContext)
 			}
-			d.Wrap(m.SecurityContext.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecurityContext.UnmarshalFrom(&sub))
 		case 16:
 			m.Stdin = d.Uvarint() != 0
 		case 17:
@@ -11647,27 +12059,44 @@ func (m *EphemeralContainerCommon) Unmarshal(b []byte) error {
 		case 18:
 			m.TTY = d.Uvarint() != 0
 		case 19:
+			if m.EnvFrom == nil {
+				m.EnvFrom = make([]EnvFromSource, 0, d.Count())
+			}
 			m.EnvFrom = append(m.EnvFrom, EnvFromSource{})
-			d.Wrap(m.EnvFrom[len(m.EnvFrom)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EnvFrom[len(m.EnvFrom)-1].UnmarshalFrom(&sub))
 		case 20:
 			m.TerminationMessagePolicy = TerminationMessagePolicy(d.String())
 		case 21:
+			if m.VolumeDevices == nil {
+				m.VolumeDevices = make([]VolumeDevice, 0, d.Count())
+			}
 			m.VolumeDevices = append(m.VolumeDevices, VolumeDevice{})
-			d.Wrap(m.VolumeDevices[len(m.VolumeDevices)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeDevices[len(m.VolumeDevices)-1].UnmarshalFrom(&sub))
 		case 22:
 			if m.StartupProbe == nil {
 				m.StartupProbe = new(Probe)
 			}
-			d.Wrap(m.StartupProbe.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.StartupProbe.UnmarshalFrom(&sub))
 		case 23:
+			if m.ResizePolicy == nil {
+				m.ResizePolicy = make([]ContainerResizePolicy, 0, d.Count())
+			}
 			m.ResizePolicy = append(m.ResizePolicy, ContainerResizePolicy{})
-			d.Wrap(m.ResizePolicy[len(m.ResizePolicy)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ResizePolicy[len(m.ResizePolicy)-1].UnmarshalFrom(&sub))
 		case 24:
 			v := ContainerRestartPolicy(d.String())
 			m.RestartPolicy = &v
 		case 25:
+			if m.RestartPolicyRules == nil {
+				m.RestartPolicyRules = make([]ContainerRestartRule, 0, d.Count())
+			}
 			m.RestartPolicyRules = append(m.RestartPolicyRules, ContainerRestartRule{})
-			d.Wrap(m.RestartPolicyRules[len(m.RestartPolicyRules)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RestartPolicyRules[len(m.RestartPolicyRules)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11677,14 +12106,22 @@ func (m *EphemeralContainerCommon) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EphemeralVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EphemeralVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EphemeralVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EphemeralVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EphemeralVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.VolumeClaimTemplate == nil {
 				m.VolumeClaimTemplate = new(PersistentVolumeClaimTemplate)
 			}
-			d.Wrap(m.VolumeClaimTemplate.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeClaimTemplate.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11694,19 +12131,29 @@ func (m *EphemeralVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Event) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Event")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Event"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Event) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Event")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.InvolvedObject.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.InvolvedObject.UnmarshalFrom(&sub))
 		case 3:
 			m.Reason = d.String()
 		case 4:
 			m.Message = d.String()
 		case 5:
-			d.Wrap(m.Source.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Source.UnmarshalFrom(&sub))
 		case 6:
 			d.Wrap(m.FirstTimestamp.Unmarshal(d.Bytes()))
 		case 7:
@@ -11721,14 +12168,16 @@ func (m *Event) Unmarshal(b []byte) error {
 			if m.Series == nil {
 				m.Series = new(EventSeries)
 			}
-			d.Wrap(m.Series.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Series.UnmarshalFrom(&sub))
 		case 12:
 			m.Action = d.String()
 		case 13:
 			if m.Related == nil {
 				m.Related = new(ObjectReference)
 			}
-			d.Wrap(m.Related.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Related.UnmarshalFrom(&sub))
 		case 14:
 			m.ReportingController = d.String()
 		case 15:
@@ -11742,14 +12191,26 @@ func (m *Event) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EventList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EventList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EventList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EventList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EventList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Event, 0, d.Count())
+			}
 			m.Items = append(m.Items, Event{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11759,7 +12220,13 @@ func (m *EventList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EventSeries) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EventSeries")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EventSeries"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EventSeries) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EventSeries")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11775,7 +12242,13 @@ func (m *EventSeries) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EventSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EventSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EventSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EventSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EventSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11791,7 +12264,13 @@ func (m *EventSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *EvictionResponder) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "EvictionResponder")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EvictionResponder"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EvictionResponder) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EvictionResponder")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11808,10 +12287,19 @@ func (m *EvictionResponder) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ExecAction) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ExecAction")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ExecAction"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ExecAction) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ExecAction")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Command == nil {
+				m.Command = make([]string, 0, d.Count())
+			}
 			m.Command = append(m.Command, d.String())
 		default:
 			d.Skip()
@@ -11822,10 +12310,19 @@ func (m *ExecAction) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *FCVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "FCVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "FCVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *FCVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FCVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.TargetWWNs == nil {
+				m.TargetWWNs = make([]string, 0, d.Count())
+			}
 			m.TargetWWNs = append(m.TargetWWNs, d.String())
 		case 2:
 			v := int32(d.Uvarint())
@@ -11835,6 +12332,9 @@ func (m *FCVolumeSource) Unmarshal(b []byte) error {
 		case 4:
 			m.ReadOnly = d.Uvarint() != 0
 		case 5:
+			if m.WWIDs == nil {
+				m.WWIDs = make([]string, 0, d.Count())
+			}
 			m.WWIDs = append(m.WWIDs, d.String())
 		default:
 			d.Skip()
@@ -11845,7 +12345,13 @@ func (m *FCVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *FileKeySelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "FileKeySelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "FileKeySelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *FileKeySelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FileKeySelector")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11866,7 +12372,14 @@ func (m *FileKeySelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *FlexVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "FlexVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "FlexVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *FlexVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FlexVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11877,19 +12390,20 @@ func (m *FlexVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 4:
 			m.ReadOnly = d.Uvarint() != 0
 		case 5:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "FlexVolumeSource.Options")
+			if m.Options == nil {
+				m.Options = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("FlexVolumeSource.Options")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.Options == nil {
-				m.Options = make(map[string]string)
-			}
-			m.Options[k] = string(val)
+			m.Options[k] = d.BytesString(val)
 		default:
 			d.Skip()
 		}
@@ -11899,7 +12413,13 @@ func (m *FlexVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *FlockerVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "FlockerVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "FlockerVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *FlockerVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FlockerVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11915,7 +12435,13 @@ func (m *FlockerVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *GCEPersistentDiskVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "GCEPersistentDiskVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GCEPersistentDiskVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GCEPersistentDiskVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GCEPersistentDiskVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11935,7 +12461,13 @@ func (m *GCEPersistentDiskVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *GRPCAction) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "GRPCAction")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GRPCAction"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GRPCAction) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GRPCAction")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11955,7 +12487,13 @@ func (m *GRPCAction) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *GitRepoVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "GitRepoVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GitRepoVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GitRepoVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GitRepoVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11973,7 +12511,13 @@ func (m *GitRepoVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *GlusterfsVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "GlusterfsVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GlusterfsVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GlusterfsVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GlusterfsVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -11991,7 +12535,14 @@ func (m *GlusterfsVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *HTTPGetAction) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "HTTPGetAction")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HTTPGetAction"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HTTPGetAction) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HTTPGetAction")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12003,8 +12554,12 @@ func (m *HTTPGetAction) Unmarshal(b []byte) error {
 		case 4:
 			m.Scheme = URIScheme(d.String())
 		case 5:
+			if m.HTTPHeaders == nil {
+				m.HTTPHeaders = make([]HTTPHeader, 0, d.Count())
+			}
 			m.HTTPHeaders = append(m.HTTPHeaders, HTTPHeader{})
-			d.Wrap(m.HTTPHeaders[len(m.HTTPHeaders)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HTTPHeaders[len(m.HTTPHeaders)-1].UnmarshalFrom(&sub))
 		case 6:
 			v := HTTPProtocol(d.String())
 			m.Protocol = &v
@@ -12017,7 +12572,13 @@ func (m *HTTPGetAction) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *HTTPHeader) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "HTTPHeader")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HTTPHeader"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HTTPHeader) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HTTPHeader")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12033,12 +12594,21 @@ func (m *HTTPHeader) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *HostAlias) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "HostAlias")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HostAlias"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HostAlias) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HostAlias")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.IP = d.String()
 		case 2:
+			if m.Hostnames == nil {
+				m.Hostnames = make([]string, 0, d.Count())
+			}
 			m.Hostnames = append(m.Hostnames, d.String())
 		default:
 			d.Skip()
@@ -12049,7 +12619,13 @@ func (m *HostAlias) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *HostIP) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "HostIP")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HostIP"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HostIP) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HostIP")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12063,7 +12639,13 @@ func (m *HostIP) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *HostPathVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "HostPathVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HostPathVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HostPathVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HostPathVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12080,7 +12662,14 @@ func (m *HostPathVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ISCSIVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ISCSIVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ISCSIVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ISCSIVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ISCSIVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12096,6 +12685,9 @@ func (m *ISCSIVolumeSource) Unmarshal(b []byte) error {
 		case 6:
 			m.ReadOnly = d.Uvarint() != 0
 		case 7:
+			if m.Portals == nil {
+				m.Portals = make([]string, 0, d.Count())
+			}
 			m.Portals = append(m.Portals, d.String())
 		case 8:
 			m.DiscoveryCHAPAuth = d.Uvarint() != 0
@@ -12103,7 +12695,8 @@ func (m *ISCSIVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 11:
 			m.SessionCHAPAuth = d.Uvarint() != 0
 		case 12:
@@ -12118,7 +12711,13 @@ func (m *ISCSIVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ImageVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ImageVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ImageVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ImageVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ImageVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12134,7 +12733,13 @@ func (m *ImageVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ImageVolumeStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ImageVolumeStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ImageVolumeStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ImageVolumeStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ImageVolumeStatus")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12148,7 +12753,13 @@ func (m *ImageVolumeStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *KeyToPath) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "KeyToPath")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "KeyToPath"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *KeyToPath) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("KeyToPath")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12170,19 +12781,28 @@ func (m *KeyToPath) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Lifecycle) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Lifecycle")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Lifecycle"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Lifecycle) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Lifecycle")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.PostStart == nil {
 				m.PostStart = new(LifecycleHandler)
 			}
-			d.Wrap(m.PostStart.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PostStart.UnmarshalFrom(&sub))
 		case 2:
 			if m.PreStop == nil {
 				m.PreStop = new(LifecycleHandler)
 			}
-			d.Wrap(m.PreStop.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PreStop.UnmarshalFrom(&sub))
 		case 3:
 			v := Signal(d.String())
 			m.StopSignal = &v
@@ -12195,29 +12815,40 @@ func (m *Lifecycle) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LifecycleHandler) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LifecycleHandler")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LifecycleHandler"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LifecycleHandler) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LifecycleHandler")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Exec == nil {
 				m.Exec = new(ExecAction)
 			}
-			d.Wrap(m.Exec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Exec.UnmarshalFrom(&sub))
 		case 2:
 			if m.HTTPGet == nil {
 				m.HTTPGet = new(HTTPGetAction)
 			}
-			d.Wrap(m.HTTPGet.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HTTPGet.UnmarshalFrom(&sub))
 		case 3:
 			if m.TCPSocket == nil {
 				m.TCPSocket = new(TCPSocketAction)
 			}
-			d.Wrap(m.TCPSocket.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.TCPSocket.UnmarshalFrom(&sub))
 		case 4:
 			if m.Sleep == nil {
 				m.Sleep = new(SleepAction)
 			}
-			d.Wrap(m.Sleep.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Sleep.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12227,7 +12858,13 @@ func (m *LifecycleHandler) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LinuxContainerUser) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LinuxContainerUser")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LinuxContainerUser"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LinuxContainerUser) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LinuxContainerUser")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12245,7 +12882,14 @@ func (m *LinuxContainerUser) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LoadBalancerIngress) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LoadBalancerIngress")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LoadBalancerIngress"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LoadBalancerIngress) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LoadBalancerIngress")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12256,8 +12900,12 @@ func (m *LoadBalancerIngress) Unmarshal(b []byte) error {
 			v := LoadBalancerIPMode(d.String())
 			m.IPMode = &v
 		case 4:
+			if m.Ports == nil {
+				m.Ports = make([]PortStatus, 0, d.Count())
+			}
 			m.Ports = append(m.Ports, PortStatus{})
-			d.Wrap(m.Ports[len(m.Ports)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Ports[len(m.Ports)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12267,12 +12915,23 @@ func (m *LoadBalancerIngress) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LoadBalancerStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LoadBalancerStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LoadBalancerStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LoadBalancerStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LoadBalancerStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Ingress == nil {
+				m.Ingress = make([]LoadBalancerIngress, 0, d.Count())
+			}
 			m.Ingress = append(m.Ingress, LoadBalancerIngress{})
-			d.Wrap(m.Ingress[len(m.Ingress)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Ingress[len(m.Ingress)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12282,7 +12941,13 @@ func (m *LoadBalancerStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LocalObjectReference) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LocalObjectReference")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LocalObjectReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LocalObjectReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LocalObjectReference")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12296,7 +12961,13 @@ func (m *LocalObjectReference) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NFSVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NFSVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NFSVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NFSVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NFSVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12314,15 +12985,25 @@ func (m *NFSVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Namespace) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Namespace")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Namespace"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Namespace) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Namespace")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.Status.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12332,7 +13013,13 @@ func (m *Namespace) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NamespaceCondition) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NamespaceCondition")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NamespaceCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NamespaceCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NamespaceCondition")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12354,14 +13041,26 @@ func (m *NamespaceCondition) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NamespaceList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NamespaceList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NamespaceList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NamespaceList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NamespaceList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Namespace, 0, d.Count())
+			}
 			m.Items = append(m.Items, Namespace{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12371,10 +13070,19 @@ func (m *NamespaceList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NamespaceSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NamespaceSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NamespaceSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NamespaceSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NamespaceSpec")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Finalizers == nil {
+				m.Finalizers = make([]FinalizerName, 0, d.Count())
+			}
 			m.Finalizers = append(m.Finalizers, FinalizerName(d.String()))
 		default:
 			d.Skip()
@@ -12385,14 +13093,25 @@ func (m *NamespaceSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NamespaceStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NamespaceStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NamespaceStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NamespaceStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NamespaceStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Phase = NamespacePhase(d.String())
 		case 2:
+			if m.Conditions == nil {
+				m.Conditions = make([]NamespaceCondition, 0, d.Count())
+			}
 			m.Conditions = append(m.Conditions, NamespaceCondition{})
-			d.Wrap(m.Conditions[len(m.Conditions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12402,15 +13121,25 @@ func (m *NamespaceStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Node) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Node")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Node"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Node) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Node")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.Status.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12420,7 +13149,13 @@ func (m *Node) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeAddress) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeAddress")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeAddress"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeAddress) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeAddress")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12436,17 +13171,29 @@ func (m *NodeAddress) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeAffinity) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeAffinity")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeAffinity"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeAffinity) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeAffinity")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 				m.RequiredDuringSchedulingIgnoredDuringExecution = new(NodeSelector)
 			}
-			d.Wrap(m.RequiredDuringSchedulingIgnoredDuringExecution.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RequiredDuringSchedulingIgnoredDuringExecution.UnmarshalFrom(&sub))
 		case 2:
+			if m.PreferredDuringSchedulingIgnoredDuringExecution == nil {
+				m.PreferredDuringSchedulingIgnoredDuringExecution = make([]PreferredSchedulingTerm, 0, d.Count())
+			}
 			m.PreferredDuringSchedulingIgnoredDuringExecution = append(m.PreferredDuringSchedulingIgnoredDuringExecution, PreferredSchedulingTerm{})
-			d.Wrap(m.PreferredDuringSchedulingIgnoredDuringExecution[len(m.PreferredDuringSchedulingIgnoredDuringExecution)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PreferredDuringSchedulingIgnoredDuringExecution[len(m.PreferredDuringSchedulingIgnoredDuringExecution)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12456,7 +13203,13 @@ func (m *NodeAffinity) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeAllocatableMappedResources) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeAllocatableMappedResources")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeAllocatableMappedResources"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeAllocatableMappedResources) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeAllocatableMappedResources")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12475,7 +13228,13 @@ func (m *NodeAllocatableMappedResources) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeAllocatableOverheadResources) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeAllocatableOverheadResources")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeAllocatableOverheadResources"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeAllocatableOverheadResources) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeAllocatableOverheadResources")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12499,19 +13258,37 @@ func (m *NodeAllocatableOverheadResources) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeAllocatableResourceClaimStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeAllocatableResourceClaimStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeAllocatableResourceClaimStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeAllocatableResourceClaimStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeAllocatableResourceClaimStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.ResourceClaimName = d.String()
 		case 2:
+			if m.Containers == nil {
+				m.Containers = make([]string, 0, d.Count())
+			}
 			m.Containers = append(m.Containers, d.String())
 		case 4:
+			if m.Mapping == nil {
+				m.Mapping = make([]NodeAllocatableMappedResources, 0, d.Count())
+			}
 			m.Mapping = append(m.Mapping, NodeAllocatableMappedResources{})
-			d.Wrap(m.Mapping[len(m.Mapping)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Mapping[len(m.Mapping)-1].UnmarshalFrom(&sub))
 		case 5:
+			if m.Overhead == nil {
+				m.Overhead = make([]NodeAllocatableOverheadResources, 0, d.Count())
+			}
 			m.Overhead = append(m.Overhead, NodeAllocatableOverheadResources{})
-			d.Wrap(m.Overhead[len(m.Overhead)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Overhead[len(m.Overhead)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12521,7 +13298,13 @@ func (m *NodeAllocatableResourceClaimStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeCondition) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeCondition")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeCondition")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12545,14 +13328,22 @@ func (m *NodeCondition) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeConfigSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeConfigSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeConfigSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeConfigSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeConfigSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 2:
 			if m.ConfigMap == nil {
 				m.ConfigMap = new(ConfigMapNodeConfigSource)
 			}
-			d.Wrap(m.ConfigMap.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ConfigMap.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12562,24 +13353,34 @@ func (m *NodeConfigSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeConfigStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeConfigStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeConfigStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeConfigStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeConfigStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Assigned == nil {
 				m.Assigned = new(NodeConfigSource)
 			}
-			d.Wrap(m.Assigned.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Assigned.UnmarshalFrom(&sub))
 		case 2:
 			if m.Active == nil {
 				m.Active = new(NodeConfigSource)
 			}
-			d.Wrap(m.Active.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Active.UnmarshalFrom(&sub))
 		case 3:
 			if m.LastKnownGood == nil {
 				m.LastKnownGood = new(NodeConfigSource)
 			}
-			d.Wrap(m.LastKnownGood.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LastKnownGood.UnmarshalFrom(&sub))
 		case 4:
 			m.Error = d.String()
 		default:
@@ -12591,11 +13392,19 @@ func (m *NodeConfigStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeDaemonEndpoints) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeDaemonEndpoints")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeDaemonEndpoints"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeDaemonEndpoints) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeDaemonEndpoints")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.KubeletEndpoint.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.KubeletEndpoint.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12605,7 +13414,13 @@ func (m *NodeDaemonEndpoints) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeFeatures) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeFeatures")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeFeatures"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeFeatures) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeFeatures")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12620,14 +13435,26 @@ func (m *NodeFeatures) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Node, 0, d.Count())
+			}
 			m.Items = append(m.Items, Node{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12637,10 +13464,19 @@ func (m *NodeList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodePodPreemptionPolicy) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodePodPreemptionPolicy")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodePodPreemptionPolicy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodePodPreemptionPolicy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodePodPreemptionPolicy")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.DisableResizePreemption == nil {
+				m.DisableResizePreemption = make([]string, 0, d.Count())
+			}
 			m.DisableResizePreemption = append(m.DisableResizePreemption, d.String())
 		default:
 			d.Skip()
@@ -12651,7 +13487,14 @@ func (m *NodePodPreemptionPolicy) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeRuntimeHandler) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeRuntimeHandler")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeRuntimeHandler"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeRuntimeHandler) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeRuntimeHandler")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12660,7 +13503,8 @@ func (m *NodeRuntimeHandler) Unmarshal(b []byte) error {
 			if m.Features == nil {
 				m.Features = new(NodeRuntimeHandlerFeatures)
 			}
-			d.Wrap(m.Features.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Features.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12670,7 +13514,13 @@ func (m *NodeRuntimeHandler) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeRuntimeHandlerFeatures) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeRuntimeHandlerFeatures")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeRuntimeHandlerFeatures"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeRuntimeHandlerFeatures) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeRuntimeHandlerFeatures")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12688,12 +13538,23 @@ func (m *NodeRuntimeHandlerFeatures) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeSelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeSelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeSelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeSelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeSelector")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.NodeSelectorTerms == nil {
+				m.NodeSelectorTerms = make([]NodeSelectorTerm, 0, d.Count())
+			}
 			m.NodeSelectorTerms = append(m.NodeSelectorTerms, NodeSelectorTerm{})
-			d.Wrap(m.NodeSelectorTerms[len(m.NodeSelectorTerms)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NodeSelectorTerms[len(m.NodeSelectorTerms)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12703,7 +13564,13 @@ func (m *NodeSelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeSelectorRequirement) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeSelectorRequirement")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeSelectorRequirement"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeSelectorRequirement) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeSelectorRequirement")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12711,6 +13578,9 @@ func (m *NodeSelectorRequirement) Unmarshal(b []byte) error {
 		case 2:
 			m.Operator = NodeSelectorOperator(d.String())
 		case 3:
+			if m.Values == nil {
+				m.Values = make([]string, 0, d.Count())
+			}
 			m.Values = append(m.Values, d.String())
 		default:
 			d.Skip()
@@ -12721,15 +13591,30 @@ func (m *NodeSelectorRequirement) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeSelectorTerm) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeSelectorTerm")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeSelectorTerm"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeSelectorTerm) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeSelectorTerm")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.MatchExpressions == nil {
+				m.MatchExpressions = make([]NodeSelectorRequirement, 0, d.Count())
+			}
 			m.MatchExpressions = append(m.MatchExpressions, NodeSelectorRequirement{})
-			d.Wrap(m.MatchExpressions[len(m.MatchExpressions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.MatchExpressions[len(m.MatchExpressions)-1].UnmarshalFrom(&sub))
 		case 2:
+			if m.MatchFields == nil {
+				m.MatchFields = make([]NodeSelectorRequirement, 0, d.Count())
+			}
 			m.MatchFields = append(m.MatchFields, NodeSelectorRequirement{})
-			d.Wrap(m.MatchFields[len(m.MatchFields)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.MatchFields[len(m.MatchFields)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12739,7 +13624,14 @@ func (m *NodeSelectorTerm) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeSpec")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12751,20 +13643,29 @@ func (m *NodeSpec) Unmarshal(b []byte) error {
 		case 4:
 			m.Unschedulable = d.Uvarint() != 0
 		case 5:
+			if m.Taints == nil {
+				m.Taints = make([]Taint, 0, d.Count())
+			}
 			m.Taints = append(m.Taints, Taint{})
-			d.Wrap(m.Taints[len(m.Taints)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Taints[len(m.Taints)-1].UnmarshalFrom(&sub))
 		case 6:
 			if m.ConfigSource == nil {
 				m.ConfigSource = new(NodeConfigSource)
 			}
-			d.Wrap(m.ConfigSource.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ConfigSource.UnmarshalFrom(&sub))
 		case 7:
+			if m.PodCIDRs == nil {
+				m.PodCIDRs = make([]string, 0, d.Count())
+			}
 			m.PodCIDRs = append(m.PodCIDRs, d.String())
 		case 8:
 			if m.PodPreemptionPolicy == nil {
 				m.PodPreemptionPolicy = new(NodePodPreemptionPolicy)
 			}
-			d.Wrap(m.PodPreemptionPolicy.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PodPreemptionPolicy.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12774,29 +13675,36 @@ func (m *NodeSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "NodeStatus.Capacity")
+			if m.Capacity == nil {
+				m.Capacity = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("NodeStatus.Capacity")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Capacity == nil {
-				m.Capacity = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
 			m.Capacity[ResourceName(k)] = mv
 		case 2:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "NodeStatus.Allocatable")
+			if m.Allocatable == nil {
+				m.Allocatable = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("NodeStatus.Allocatable")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Allocatable == nil {
-				m.Allocatable = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
@@ -12804,37 +13712,67 @@ func (m *NodeStatus) Unmarshal(b []byte) error {
 		case 3:
 			m.Phase = NodePhase(d.String())
 		case 4:
+			if m.Conditions == nil {
+				m.Conditions = make([]NodeCondition, 0, d.Count())
+			}
 			m.Conditions = append(m.Conditions, NodeCondition{})
-			d.Wrap(m.Conditions[len(m.Conditions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
 		case 5:
+			if m.Addresses == nil {
+				m.Addresses = make([]NodeAddress, 0, d.Count())
+			}
 			m.Addresses = append(m.Addresses, NodeAddress{})
-			d.Wrap(m.Addresses[len(m.Addresses)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Addresses[len(m.Addresses)-1].UnmarshalFrom(&sub))
 		case 6:
-			d.Wrap(m.DaemonEndpoints.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.DaemonEndpoints.UnmarshalFrom(&sub))
 		case 7:
-			d.Wrap(m.NodeInfo.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NodeInfo.UnmarshalFrom(&sub))
 		case 8:
+			if m.Images == nil {
+				m.Images = make([]ContainerImage, 0, d.Count())
+			}
 			m.Images = append(m.Images, ContainerImage{})
-			d.Wrap(m.Images[len(m.Images)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Images[len(m.Images)-1].UnmarshalFrom(&sub))
 		case 9:
+			if m.VolumesInUse == nil {
+				m.VolumesInUse = make([]UniqueVolumeName, 0, d.Count())
+			}
 			m.VolumesInUse = append(m.VolumesInUse, UniqueVolumeName(d.String()))
 		case 10:
+			if m.VolumesAttached == nil {
+				m.VolumesAttached = make([]AttachedVolume, 0, d.Count())
+			}
 			m.VolumesAttached = append(m.VolumesAttached, AttachedVolume{})
-			d.Wrap(m.VolumesAttached[len(m.VolumesAttached)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumesAttached[len(m.VolumesAttached)-1].UnmarshalFrom(&sub))
 		case 11:
 			if m.Config == nil {
 				m.Config = new(NodeConfigStatus)
 			}
-			d.Wrap(m.Config.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Config.UnmarshalFrom(&sub))
 		case 12:
+			if m.RuntimeHandlers == nil {
+				m.RuntimeHandlers = make([]NodeRuntimeHandler, 0, d.Count())
+			}
 			m.RuntimeHandlers = append(m.RuntimeHandlers, NodeRuntimeHandler{})
-			d.Wrap(m.RuntimeHandlers[len(m.RuntimeHandlers)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RuntimeHandlers[len(m.RuntimeHandlers)-1].UnmarshalFrom(&sub))
 		case 13:
 			if m.Features == nil {
 				m.Features = new(NodeFeatures)
 			}
-			d.Wrap(m.Features.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Features.UnmarshalFrom(&sub))
 		case 14:
+			if m.DeclaredFeatures == nil {
+				m.DeclaredFeatures = make([]string, 0, d.Count())
+			}
 			m.DeclaredFeatures = append(m.DeclaredFeatures, d.String())
 		default:
 			d.Skip()
@@ -12845,7 +13783,13 @@ func (m *NodeStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeSwapStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeSwapStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeSwapStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeSwapStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeSwapStatus")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12860,7 +13804,14 @@ func (m *NodeSwapStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeSystemInfo) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "NodeSystemInfo")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeSystemInfo"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeSystemInfo) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeSystemInfo")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12887,7 +13838,8 @@ func (m *NodeSystemInfo) Unmarshal(b []byte) error {
 			if m.Swap == nil {
 				m.Swap = new(NodeSwapStatus)
 			}
-			d.Wrap(m.Swap.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Swap.UnmarshalFrom(&sub))
 		case 12:
 			v := d.Uvarint() != 0
 			m.RunningInUserNamespace = &v
@@ -12900,7 +13852,13 @@ func (m *NodeSystemInfo) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ObjectFieldSelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ObjectFieldSelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ObjectFieldSelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ObjectFieldSelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ObjectFieldSelector")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12916,7 +13874,13 @@ func (m *ObjectFieldSelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ObjectReference) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ObjectReference")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ObjectReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ObjectReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ObjectReference")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -12942,20 +13906,32 @@ func (m *ObjectReference) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PersistentVolumeClaimSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PersistentVolumeClaimSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaimSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaimSpec")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.AccessModes == nil {
+				m.AccessModes = make([]PersistentVolumeAccessMode, 0, d.Count())
+			}
 			m.AccessModes = append(m.AccessModes, PersistentVolumeAccessMode(d.String()))
 		case 2:
-			d.Wrap(m.Resources.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources.UnmarshalFrom(&sub))
 		case 3:
 			m.VolumeName = d.String()
 		case 4:
 			if m.Selector == nil {
 				m.Selector = new(metav1.LabelSelector)
 			}
-			d.Wrap(m.Selector.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
 		case 5:
 			v := d.String()
 			m.StorageClassName = &v
@@ -12966,12 +13942,14 @@ func (m *PersistentVolumeClaimSpec) Unmarshal(b []byte) error {
 			if m.DataSource == nil {
 				m.DataSource = new(TypedLocalObjectReference)
 			}
-			d.Wrap(m.DataSource.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.DataSource.UnmarshalFrom(&sub))
 		case 8:
 			if m.DataSourceRef == nil {
 				m.DataSourceRef = new(TypedObjectReference)
 			}
-			d.Wrap(m.DataSourceRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.DataSourceRef.UnmarshalFrom(&sub))
 		case 9:
 			v := d.String()
 			m.VolumeAttributesClassName = &v
@@ -12984,13 +13962,22 @@ func (m *PersistentVolumeClaimSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PersistentVolumeClaimTemplate) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PersistentVolumeClaimTemplate")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimTemplate"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaimTemplate) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaimTemplate")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13000,7 +13987,13 @@ func (m *PersistentVolumeClaimTemplate) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PersistentVolumeClaimVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PersistentVolumeClaimVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaimVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaimVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13016,7 +14009,13 @@ func (m *PersistentVolumeClaimVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PhotonPersistentDiskVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PhotonPersistentDiskVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PhotonPersistentDiskVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PhotonPersistentDiskVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PhotonPersistentDiskVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13032,15 +14031,25 @@ func (m *PhotonPersistentDiskVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Pod) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Pod")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Pod"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Pod) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Pod")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.Status.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13050,15 +14059,30 @@ func (m *Pod) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodAffinity) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodAffinity")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodAffinity"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodAffinity) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodAffinity")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+				m.RequiredDuringSchedulingIgnoredDuringExecution = make([]PodAffinityTerm, 0, d.Count())
+			}
 			m.RequiredDuringSchedulingIgnoredDuringExecution = append(m.RequiredDuringSchedulingIgnoredDuringExecution, PodAffinityTerm{})
-			d.Wrap(m.RequiredDuringSchedulingIgnoredDuringExecution[len(m.RequiredDuringSchedulingIgnoredDuringExecution)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RequiredDuringSchedulingIgnoredDuringExecution[len(m.RequiredDuringSchedulingIgnoredDuringExecution)-1].UnmarshalFrom(&sub))
 		case 2:
+			if m.PreferredDuringSchedulingIgnoredDuringExecution == nil {
+				m.PreferredDuringSchedulingIgnoredDuringExecution = make([]WeightedPodAffinityTerm, 0, d.Count())
+			}
 			m.PreferredDuringSchedulingIgnoredDuringExecution = append(m.PreferredDuringSchedulingIgnoredDuringExecution, WeightedPodAffinityTerm{})
-			d.Wrap(m.PreferredDuringSchedulingIgnoredDuringExecution[len(m.PreferredDuringSchedulingIgnoredDuringExecution)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PreferredDuringSchedulingIgnoredDuringExecution[len(m.PreferredDuringSchedulingIgnoredDuringExecution)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13068,15 +14092,26 @@ func (m *PodAffinity) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodAffinityTerm) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodAffinityTerm")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodAffinityTerm"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodAffinityTerm) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodAffinityTerm")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.LabelSelector == nil {
 				m.LabelSelector = new(metav1.LabelSelector)
 			}
-			d.Wrap(m.LabelSelector.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LabelSelector.UnmarshalFrom(&sub))
 		case 2:
+			if m.Namespaces == nil {
+				m.Namespaces = make([]string, 0, d.Count())
+			}
 			m.Namespaces = append(m.Namespaces, d.String())
 		case 3:
 			m.TopologyKey = d.String()
@@ -13084,10 +14119,17 @@ func (m *PodAffinityTerm) Unmarshal(b []byte) error {
 			if m.NamespaceSelector == nil {
 				m.NamespaceSelector = new(metav1.LabelSelector)
 			}
-			d.Wrap(m.NamespaceSelector.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NamespaceSelector.UnmarshalFrom(&sub))
 		case 5:
+			if m.MatchLabelKeys == nil {
+				m.MatchLabelKeys = make([]string, 0, d.Count())
+			}
 			m.MatchLabelKeys = append(m.MatchLabelKeys, d.String())
 		case 6:
+			if m.MismatchLabelKeys == nil {
+				m.MismatchLabelKeys = make([]string, 0, d.Count())
+			}
 			m.MismatchLabelKeys = append(m.MismatchLabelKeys, d.String())
 		default:
 			d.Skip()
@@ -13098,15 +14140,30 @@ func (m *PodAffinityTerm) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodAntiAffinity) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodAntiAffinity")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodAntiAffinity"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodAntiAffinity) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodAntiAffinity")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+				m.RequiredDuringSchedulingIgnoredDuringExecution = make([]PodAffinityTerm, 0, d.Count())
+			}
 			m.RequiredDuringSchedulingIgnoredDuringExecution = append(m.RequiredDuringSchedulingIgnoredDuringExecution, PodAffinityTerm{})
-			d.Wrap(m.RequiredDuringSchedulingIgnoredDuringExecution[len(m.RequiredDuringSchedulingIgnoredDuringExecution)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RequiredDuringSchedulingIgnoredDuringExecution[len(m.RequiredDuringSchedulingIgnoredDuringExecution)-1].UnmarshalFrom(&sub))
 		case 2:
+			if m.PreferredDuringSchedulingIgnoredDuringExecution == nil {
+				m.PreferredDuringSchedulingIgnoredDuringExecution = make([]WeightedPodAffinityTerm, 0, d.Count())
+			}
 			m.PreferredDuringSchedulingIgnoredDuringExecution = append(m.PreferredDuringSchedulingIgnoredDuringExecution, WeightedPodAffinityTerm{})
-			d.Wrap(m.PreferredDuringSchedulingIgnoredDuringExecution[len(m.PreferredDuringSchedulingIgnoredDuringExecution)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PreferredDuringSchedulingIgnoredDuringExecution[len(m.PreferredDuringSchedulingIgnoredDuringExecution)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13116,7 +14173,13 @@ func (m *PodAntiAffinity) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodCertificateProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodCertificateProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodCertificateProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodCertificateProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodCertificateProjection")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13133,15 +14196,15 @@ func (m *PodCertificateProjection) Unmarshal(b []byte) error {
 		case 6:
 			m.CertificateChainPath = d.String()
 		case 7:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "PodCertificateProjection.UserAnnotations")
+			if m.UserAnnotations == nil {
+				m.UserAnnotations = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PodCertificateProjection.UserAnnotations")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.UserAnnotations == nil {
-				m.UserAnnotations = make(map[string]string)
-			}
-			m.UserAnnotations[k] = string(val)
+			m.UserAnnotations[k] = d.BytesString(val)
 		case 8:
 			v := int64(d.Uvarint())
 			m.User = &v
@@ -13154,7 +14217,13 @@ func (m *PodCertificateProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodCondition) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodCondition")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodCondition")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13180,16 +14249,33 @@ func (m *PodCondition) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodDNSConfig) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodDNSConfig")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodDNSConfig"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodDNSConfig) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodDNSConfig")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Nameservers == nil {
+				m.Nameservers = make([]string, 0, d.Count())
+			}
 			m.Nameservers = append(m.Nameservers, d.String())
 		case 2:
+			if m.Searches == nil {
+				m.Searches = make([]string, 0, d.Count())
+			}
 			m.Searches = append(m.Searches, d.String())
 		case 3:
+			if m.Options == nil {
+				m.Options = make([]PodDNSConfigOption, 0, d.Count())
+			}
 			m.Options = append(m.Options, PodDNSConfigOption{})
-			d.Wrap(m.Options[len(m.Options)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Options[len(m.Options)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13199,7 +14285,13 @@ func (m *PodDNSConfig) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodDNSConfigOption) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodDNSConfigOption")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodDNSConfigOption"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodDNSConfigOption) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodDNSConfigOption")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13216,12 +14308,23 @@ func (m *PodDNSConfigOption) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodExtendedResourceClaimStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodExtendedResourceClaimStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodExtendedResourceClaimStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodExtendedResourceClaimStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodExtendedResourceClaimStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.RequestMappings == nil {
+				m.RequestMappings = make([]ContainerExtendedResourceRequest, 0, d.Count())
+			}
 			m.RequestMappings = append(m.RequestMappings, ContainerExtendedResourceRequest{})
-			d.Wrap(m.RequestMappings[len(m.RequestMappings)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RequestMappings[len(m.RequestMappings)-1].UnmarshalFrom(&sub))
 		case 2:
 			m.ResourceClaimName = d.String()
 		default:
@@ -13233,7 +14336,13 @@ func (m *PodExtendedResourceClaimStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodIP) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodIP")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodIP"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodIP) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodIP")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13247,14 +14356,26 @@ func (m *PodIP) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Pod, 0, d.Count())
+			}
 			m.Items = append(m.Items, Pod{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13264,7 +14385,13 @@ func (m *PodList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodOS) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodOS")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodOS"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodOS) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodOS")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13278,7 +14405,13 @@ func (m *PodOS) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodReadinessGate) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodReadinessGate")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodReadinessGate"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodReadinessGate) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodReadinessGate")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13292,7 +14425,13 @@ func (m *PodReadinessGate) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodResourceClaim) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodResourceClaim")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodResourceClaim"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodResourceClaim) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodResourceClaim")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13312,7 +14451,13 @@ func (m *PodResourceClaim) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodResourceClaimStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodResourceClaimStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodResourceClaimStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodResourceClaimStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodResourceClaimStatus")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13329,7 +14474,13 @@ func (m *PodResourceClaimStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodSchedulingGate) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodSchedulingGate")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodSchedulingGate"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodSchedulingGate) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodSchedulingGate")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13343,7 +14494,13 @@ func (m *PodSchedulingGate) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodSchedulingGroup) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodSchedulingGroup")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodSchedulingGroup"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodSchedulingGroup) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodSchedulingGroup")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13358,14 +14515,22 @@ func (m *PodSchedulingGroup) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodSecurityContext) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodSecurityContext")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodSecurityContext"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodSecurityContext) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodSecurityContext")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.SELinuxOptions == nil {
 				m.SELinuxOptions = new(SELinuxOptions)
 			}
-			d.Wrap(m.SELinuxOptions.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SELinuxOptions.UnmarshalFrom(&sub))
 		case 2:
 			v := int64(d.Uvarint())
 			m.RunAsUser = &v
@@ -13381,13 +14546,18 @@ func (m *PodSecurityContext) Unmarshal(b []byte) error {
 			v := int64(d.Uvarint())
 			m.RunAsGroup = &v
 		case 7:
+			if m.Sysctls == nil {
+				m.Sysctls = make([]Sysctl, 0, d.Count())
+			}
 			m.Sysctls = append(m.Sysctls, Sysctl{})
-			d.Wrap(m.Sysctls[len(m.Sysctls)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Sysctls[len(m.Sysctls)-1].UnmarshalFrom(&sub))
 		case 8:
 			if m.WindowsOptions == nil {
 				m.WindowsOptions = new(WindowsSecurityContextOptions)
 			}
-			d.Wrap(m.WindowsOptions.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.WindowsOptions.UnmarshalFrom(&sub))
 		case 9:
 			v := PodFSGroupChangePolicy(d.String())
 			m.FSGroupChangePolicy = &v
@@ -13395,12 +14565,14 @@ func (m *PodSecurityContext) Unmarshal(b []byte) error {
 			if m.SeccompProfile == nil {
 				m.SeccompProfile = new(SeccompProfile)
 			}
-			d.Wrap(m.SeccompProfile.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SeccompProfile.UnmarshalFrom(&sub))
 		case 11:
 			if m.AppArmorProfile == nil {
 				m.AppArmorProfile = new(AppArmorProfile)
 			}
-			d.Wrap(m.AppArmorProfile.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.AppArmorProfile.UnmarshalFrom(&sub))
 		case 12:
 			v := SupplementalGroupsPolicy(d.String())
 			m.SupplementalGroupsPolicy = &v
@@ -13416,15 +14588,30 @@ func (m *PodSecurityContext) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodSpec")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Volumes == nil {
+				m.Volumes = make([]Volume, 0, d.Count())
+			}
 			m.Volumes = append(m.Volumes, Volume{})
-			d.Wrap(m.Volumes[len(m.Volumes)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Volumes[len(m.Volumes)-1].UnmarshalFrom(&sub))
 		case 2:
+			if m.Containers == nil {
+				m.Containers = make([]Container, 0, d.Count())
+			}
 			m.Containers = append(m.Containers, Container{})
-			d.Wrap(m.Containers[len(m.Containers)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Containers[len(m.Containers)-1].UnmarshalFrom(&sub))
 		case 3:
 			m.RestartPolicy = RestartPolicy(d.String())
 		case 4:
@@ -13436,15 +14623,15 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 		case 6:
 			m.DNSPolicy = DNSPolicy(d.String())
 		case 7:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "PodSpec.NodeSelector")
+			if m.NodeSelector == nil {
+				m.NodeSelector = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PodSpec.NodeSelector")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.NodeSelector == nil {
-				m.NodeSelector = make(map[string]string)
-			}
-			m.NodeSelector[k] = string(val)
+			m.NodeSelector[k] = d.BytesString(val)
 		case 8:
 			m.ServiceAccountName = d.String()
 		case 9:
@@ -13461,10 +14648,15 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 			if m.SecurityContext == nil {
 				m.SecurityContext = new(PodSecurityContext)
 			}
-			d.Wrap(m.SecurityContext.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecurityContext.UnmarshalFrom(&sub))
 		case 15:
+			if m.ImagePullSecrets == nil {
+				m.ImagePullSecrets = make([]LocalObjectReference, 0, d.Count())
+			}
 			m.ImagePullSecrets = append(m.ImagePullSecrets, LocalObjectReference{})
-			d.Wrap(m.ImagePullSecrets[len(m.ImagePullSecrets)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ImagePullSecrets[len(m.ImagePullSecrets)-1].UnmarshalFrom(&sub))
 		case 16:
 			m.Hostname = d.String()
 		case 17:
@@ -13473,21 +14665,34 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 			if m.Affinity == nil {
 				m.Affinity = new(Affinity)
 			}
-			d.Wrap(m.Affinity.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Affinity.UnmarshalFrom(&sub))
 		case 19:
 			m.SchedulerName = d.String()
 		case 20:
+			if m.InitContainers == nil {
+				m.InitContainers = make([]Container, 0, d.Count())
+			}
 			m.InitContainers = append(m.InitContainers, Container{})
-			d.Wrap(m.InitContainers[len(m.InitContainers)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.InitContainers[len(m.InitContainers)-1].UnmarshalFrom(&sub))
 		case 21:
 			v := d.Uvarint() != 0
 			m.AutomountServiceAccountToken = &v
 		case 22:
+			if m.Tolerations == nil {
+				m.Tolerations = make([]Toleration, 0, d.Count())
+			}
 			m.Tolerations = append(m.Tolerations, Toleration{})
-			d.Wrap(m.Tolerations[len(m.Tolerations)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Tolerations[len(m.Tolerations)-1].UnmarshalFrom(&sub))
 		case 23:
+			if m.HostAliases == nil {
+				m.HostAliases = make([]HostAlias, 0, d.Count())
+			}
 			m.HostAliases = append(m.HostAliases, HostAlias{})
-			d.Wrap(m.HostAliases[len(m.HostAliases)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HostAliases[len(m.HostAliases)-1].UnmarshalFrom(&sub))
 		case 24:
 			m.PriorityClassName = d.String()
 		case 25:
@@ -13497,13 +14702,18 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 			if m.DNSConfig == nil {
 				m.DNSConfig = new(PodDNSConfig)
 			}
-			d.Wrap(m.DNSConfig.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.DNSConfig.UnmarshalFrom(&sub))
 		case 27:
 			v := d.Uvarint() != 0
 			m.ShareProcessNamespace = &v
 		case 28:
+			if m.ReadinessGates == nil {
+				m.ReadinessGates = make([]PodReadinessGate, 0, d.Count())
+			}
 			m.ReadinessGates = append(m.ReadinessGates, PodReadinessGate{})
-			d.Wrap(m.ReadinessGates[len(m.ReadinessGates)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ReadinessGates[len(m.ReadinessGates)-1].UnmarshalFrom(&sub))
 		case 29:
 			v := d.String()
 			m.RuntimeClassName = &v
@@ -13514,23 +14724,31 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 			v := PreemptionPolicy(d.String())
 			m.PreemptionPolicy = &v
 		case 32:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "PodSpec.Overhead")
+			if m.Overhead == nil {
+				m.Overhead = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PodSpec.Overhead")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Overhead == nil {
-				m.Overhead = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
 			m.Overhead[ResourceName(k)] = mv
 		case 33:
+			if m.TopologySpreadConstraints == nil {
+				m.TopologySpreadConstraints = make([]TopologySpreadConstraint, 0, d.Count())
+			}
 			m.TopologySpreadConstraints = append(m.TopologySpreadConstraints, TopologySpreadConstraint{})
-			d.Wrap(m.TopologySpreadConstraints[len(m.TopologySpreadConstraints)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.TopologySpreadConstraints[len(m.TopologySpreadConstraints)-1].UnmarshalFrom(&sub))
 		case 34:
+			if m.EphemeralContainers == nil {
+				m.EphemeralContainers = make([]EphemeralContainer, 0, d.Count())
+			}
 			m.EphemeralContainers = append(m.EphemeralContainers, EphemeralContainer{})
-			d.Wrap(m.EphemeralContainers[len(m.EphemeralContainers)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EphemeralContainers[len(m.EphemeralContainers)-1].UnmarshalFrom(&sub))
 		case 35:
 			v := d.Uvarint() != 0
 			m.SetHostnameAsFQDN = &v
@@ -13538,21 +14756,31 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 			if m.OS == nil {
 				m.OS = new(PodOS)
 			}
-			d.Wrap(m.OS.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.OS.UnmarshalFrom(&sub))
 		case 37:
 			v := d.Uvarint() != 0
 			m.HostUsers = &v
 		case 38:
+			if m.SchedulingGates == nil {
+				m.SchedulingGates = make([]PodSchedulingGate, 0, d.Count())
+			}
 			m.SchedulingGates = append(m.SchedulingGates, PodSchedulingGate{})
-			d.Wrap(m.SchedulingGates[len(m.SchedulingGates)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SchedulingGates[len(m.SchedulingGates)-1].UnmarshalFrom(&sub))
 		case 39:
+			if m.ResourceClaims == nil {
+				m.ResourceClaims = make([]PodResourceClaim, 0, d.Count())
+			}
 			m.ResourceClaims = append(m.ResourceClaims, PodResourceClaim{})
-			d.Wrap(m.ResourceClaims[len(m.ResourceClaims)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ResourceClaims[len(m.ResourceClaims)-1].UnmarshalFrom(&sub))
 		case 40:
 			if m.Resources == nil {
 				m.Resources = new(ResourceRequirements)
 			}
-			d.Wrap(m.Resources.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources.UnmarshalFrom(&sub))
 		case 41:
 			v := d.String()
 			m.HostnameOverride = &v
@@ -13560,10 +14788,15 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 			if m.SchedulingGroup == nil {
 				m.SchedulingGroup = new(PodSchedulingGroup)
 			}
-			d.Wrap(m.SchedulingGroup.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SchedulingGroup.UnmarshalFrom(&sub))
 		case 44:
+			if m.EvictionResponders == nil {
+				m.EvictionResponders = make([]EvictionResponder, 0, d.Count())
+			}
 			m.EvictionResponders = append(m.EvictionResponders, EvictionResponder{})
-			d.Wrap(m.EvictionResponders[len(m.EvictionResponders)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EvictionResponders[len(m.EvictionResponders)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13573,14 +14806,25 @@ func (m *PodSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Phase = PodPhase(d.String())
 		case 2:
+			if m.Conditions == nil {
+				m.Conditions = make([]PodCondition, 0, d.Count())
+			}
 			m.Conditions = append(m.Conditions, PodCondition{})
-			d.Wrap(m.Conditions[len(m.Conditions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
 		case 3:
 			m.Message = d.String()
 		case 4:
@@ -13595,44 +14839,69 @@ func (m *PodStatus) Unmarshal(b []byte) error {
 			}
 			d.Wrap(m.StartTime.Unmarshal(d.Bytes()))
 		case 8:
+			if m.ContainerStatuses == nil {
+				m.ContainerStatuses = make([]ContainerStatus, 0, d.Count())
+			}
 			m.ContainerStatuses = append(m.ContainerStatuses, ContainerStatus{})
-			d.Wrap(m.ContainerStatuses[len(m.ContainerStatuses)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ContainerStatuses[len(m.ContainerStatuses)-1].UnmarshalFrom(&sub))
 		case 9:
 			m.QOSClass = PodQOSClass(d.String())
 		case 10:
+			if m.InitContainerStatuses == nil {
+				m.InitContainerStatuses = make([]ContainerStatus, 0, d.Count())
+			}
 			m.InitContainerStatuses = append(m.InitContainerStatuses, ContainerStatus{})
-			d.Wrap(m.InitContainerStatuses[len(m.InitContainerStatuses)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.InitContainerStatuses[len(m.InitContainerStatuses)-1].UnmarshalFrom(&sub))
 		case 11:
 			m.NominatedNodeName = d.String()
 		case 12:
+			if m.PodIPs == nil {
+				m.PodIPs = make([]PodIP, 0, d.Count())
+			}
 			m.PodIPs = append(m.PodIPs, PodIP{})
-			d.Wrap(m.PodIPs[len(m.PodIPs)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PodIPs[len(m.PodIPs)-1].UnmarshalFrom(&sub))
 		case 13:
+			if m.EphemeralContainerStatuses == nil {
+				m.EphemeralContainerStatuses = make([]ContainerStatus, 0, d.Count())
+			}
 			m.EphemeralContainerStatuses = append(m.EphemeralContainerStatuses, ContainerStatus{})
-			d.Wrap(m.EphemeralContainerStatuses[len(m.EphemeralContainerStatuses)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EphemeralContainerStatuses[len(m.EphemeralContainerStatuses)-1].UnmarshalFrom(&sub))
 		case 14:
 			m.Resize = PodResizeStatus(d.String())
 		case 15:
+			if m.ResourceClaimStatuses == nil {
+				m.ResourceClaimStatuses = make([]PodResourceClaimStatus, 0, d.Count())
+			}
 			m.ResourceClaimStatuses = append(m.ResourceClaimStatuses, PodResourceClaimStatus{})
-			d.Wrap(m.ResourceClaimStatuses[len(m.ResourceClaimStatuses)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ResourceClaimStatuses[len(m.ResourceClaimStatuses)-1].UnmarshalFrom(&sub))
 		case 16:
+			if m.HostIPs == nil {
+				m.HostIPs = make([]HostIP, 0, d.Count())
+			}
 			m.HostIPs = append(m.HostIPs, HostIP{})
-			d.Wrap(m.HostIPs[len(m.HostIPs)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HostIPs[len(m.HostIPs)-1].UnmarshalFrom(&sub))
 		case 17:
 			m.ObservedGeneration = int64(d.Uvarint())
 		case 18:
 			if m.ExtendedResourceClaimStatus == nil {
 				m.ExtendedResourceClaimStatus = new(PodExtendedResourceClaimStatus)
 			}
-			d.Wrap(m.ExtendedResourceClaimStatus.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ExtendedResourceClaimStatus.UnmarshalFrom(&sub))
 		case 19:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "PodStatus.AllocatedResources")
+			if m.AllocatedResources == nil {
+				m.AllocatedResources = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PodStatus.AllocatedResources")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.AllocatedResources == nil {
-				m.AllocatedResources = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
@@ -13641,13 +14910,22 @@ func (m *PodStatus) Unmarshal(b []byte) error {
 			if m.Resources == nil {
 				m.Resources = new(ResourceRequirements)
 			}
-			d.Wrap(m.Resources.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources.UnmarshalFrom(&sub))
 		case 21:
+			if m.NodeAllocatableResourceClaimStatuses == nil {
+				m.NodeAllocatableResourceClaimStatuses = make([]NodeAllocatableResourceClaimStatus, 0, d.Count())
+			}
 			m.NodeAllocatableResourceClaimStatuses = append(m.NodeAllocatableResourceClaimStatuses, NodeAllocatableResourceClaimStatus{})
-			d.Wrap(m.NodeAllocatableResourceClaimStatuses[len(m.NodeAllocatableResourceClaimStatuses)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NodeAllocatableResourceClaimStatuses[len(m.NodeAllocatableResourceClaimStatuses)-1].UnmarshalFrom(&sub))
 		case 22:
+			if m.VolumeHealth == nil {
+				m.VolumeHealth = make([]PodVolumeHealth, 0, d.Count())
+			}
 			m.VolumeHealth = append(m.VolumeHealth, PodVolumeHealth{})
-			d.Wrap(m.VolumeHealth[len(m.VolumeHealth)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeHealth[len(m.VolumeHealth)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13657,13 +14935,22 @@ func (m *PodStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodTemplateSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodTemplateSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodTemplateSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodTemplateSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodTemplateSpec")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13673,14 +14960,25 @@ func (m *PodTemplateSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodVolumeHealth) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PodVolumeHealth")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodVolumeHealth"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodVolumeHealth) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodVolumeHealth")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Name = d.String()
 		case 2:
+			if m.HealthConditions == nil {
+				m.HealthConditions = make([]VolumeHealthCondition, 0, d.Count())
+			}
 			m.HealthConditions = append(m.HealthConditions, VolumeHealthCondition{})
-			d.Wrap(m.HealthConditions[len(m.HealthConditions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HealthConditions[len(m.HealthConditions)-1].UnmarshalFrom(&sub))
 		case 3:
 			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
 		default:
@@ -13692,7 +14990,13 @@ func (m *PodVolumeHealth) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PortStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PortStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PortStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PortStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PortStatus")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13711,7 +15015,13 @@ func (m *PortStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PortworxVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PortworxVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PortworxVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PortworxVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PortworxVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13729,13 +15039,21 @@ func (m *PortworxVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PreferredSchedulingTerm) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PreferredSchedulingTerm")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PreferredSchedulingTerm"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PreferredSchedulingTerm) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PreferredSchedulingTerm")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Weight = int32(d.Uvarint())
 		case 2:
-			d.Wrap(m.Preference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Preference.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13745,11 +15063,19 @@ func (m *PreferredSchedulingTerm) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Probe) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Probe")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Probe"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Probe) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Probe")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ProbeHandler.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ProbeHandler.UnmarshalFrom(&sub))
 		case 2:
 			m.InitialDelaySeconds = int32(d.Uvarint())
 		case 3:
@@ -13772,29 +15098,40 @@ func (m *Probe) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ProbeHandler) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ProbeHandler")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ProbeHandler"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ProbeHandler) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ProbeHandler")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Exec == nil {
 				m.Exec = new(ExecAction)
 			}
-			d.Wrap(m.Exec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Exec.UnmarshalFrom(&sub))
 		case 2:
 			if m.HTTPGet == nil {
 				m.HTTPGet = new(HTTPGetAction)
 			}
-			d.Wrap(m.HTTPGet.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HTTPGet.UnmarshalFrom(&sub))
 		case 3:
 			if m.TCPSocket == nil {
 				m.TCPSocket = new(TCPSocketAction)
 			}
-			d.Wrap(m.TCPSocket.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.TCPSocket.UnmarshalFrom(&sub))
 		case 4:
 			if m.GRPC == nil {
 				m.GRPC = new(GRPCAction)
 			}
-			d.Wrap(m.GRPC.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.GRPC.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13804,12 +15141,23 @@ func (m *ProbeHandler) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ProjectedVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ProjectedVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ProjectedVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ProjectedVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ProjectedVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Sources == nil {
+				m.Sources = make([]VolumeProjection, 0, d.Count())
+			}
 			m.Sources = append(m.Sources, VolumeProjection{})
-			d.Wrap(m.Sources[len(m.Sources)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Sources[len(m.Sources)-1].UnmarshalFrom(&sub))
 		case 2:
 			v := int32(d.Uvarint())
 			m.DefaultMode = &v
@@ -13825,7 +15173,13 @@ func (m *ProjectedVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *QuobyteVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "QuobyteVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "QuobyteVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *QuobyteVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("QuobyteVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13849,10 +15203,20 @@ func (m *QuobyteVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *RBDVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "RBDVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "RBDVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *RBDVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("RBDVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.CephMonitors == nil {
+				m.CephMonitors = make([]string, 0, d.Count())
+			}
 			m.CephMonitors = append(m.CephMonitors, d.String())
 		case 2:
 			m.RBDImage = d.String()
@@ -13868,7 +15232,8 @@ func (m *RBDVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 8:
 			m.ReadOnly = d.Uvarint() != 0
 		default:
@@ -13880,7 +15245,13 @@ func (m *RBDVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ResourceClaim) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ResourceClaim")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceClaim"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceClaim) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceClaim")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13896,7 +15267,13 @@ func (m *ResourceClaim) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ResourceFieldSelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ResourceFieldSelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceFieldSelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceFieldSelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceFieldSelector")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13914,7 +15291,13 @@ func (m *ResourceFieldSelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ResourceHealth) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ResourceHealth")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceHealth"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceHealth) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceHealth")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -13933,36 +15316,47 @@ func (m *ResourceHealth) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ResourceRequirements) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ResourceRequirements")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceRequirements"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceRequirements) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceRequirements")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ResourceRequirements.Limits")
+			if m.Limits == nil {
+				m.Limits = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ResourceRequirements.Limits")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Limits == nil {
-				m.Limits = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
 			m.Limits[ResourceName(k)] = mv
 		case 2:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ResourceRequirements.Requests")
+			if m.Requests == nil {
+				m.Requests = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ResourceRequirements.Requests")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Requests == nil {
-				m.Requests = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
 			m.Requests[ResourceName(k)] = mv
 		case 3:
+			if m.Claims == nil {
+				m.Claims = make([]ResourceClaim, 0, d.Count())
+			}
 			m.Claims = append(m.Claims, ResourceClaim{})
-			d.Wrap(m.Claims[len(m.Claims)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Claims[len(m.Claims)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13972,14 +15366,25 @@ func (m *ResourceRequirements) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ResourceStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ResourceStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Name = ResourceName(d.String())
 		case 2:
+			if m.Resources == nil {
+				m.Resources = make([]ResourceHealth, 0, d.Count())
+			}
 			m.Resources = append(m.Resources, ResourceHealth{})
-			d.Wrap(m.Resources[len(m.Resources)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Resources[len(m.Resources)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -13989,7 +15394,13 @@ func (m *ResourceStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SELinuxOptions) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SELinuxOptions")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SELinuxOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SELinuxOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SELinuxOptions")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14009,7 +15420,14 @@ func (m *SELinuxOptions) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ScaleIOVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ScaleIOVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ScaleIOVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ScaleIOVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ScaleIOVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14020,7 +15438,8 @@ func (m *ScaleIOVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 4:
 			m.SSLEnabled = d.Uvarint() != 0
 		case 5:
@@ -14044,7 +15463,13 @@ func (m *ScaleIOVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SeccompProfile) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SeccompProfile")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SeccompProfile"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SeccompProfile) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SeccompProfile")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14061,33 +15486,41 @@ func (m *SeccompProfile) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Secret) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Secret")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Secret"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Secret) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Secret")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "Secret.Data")
+			if m.Data == nil {
+				m.Data = make(map[string][]uint8, d.Count())
+			}
+			k, val, _, err := d.MapEntry("Secret.Data")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Data == nil {
-				m.Data = make(map[string][]uint8)
 			}
 			m.Data[k] = append([]byte{}, val...)
 		case 3:
 			m.Type = SecretType(d.String())
 		case 4:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "Secret.StringData")
+			if m.StringData == nil {
+				m.StringData = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("Secret.StringData")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.StringData == nil {
-				m.StringData = make(map[string]string)
-			}
-			m.StringData[k] = string(val)
+			m.StringData[k] = d.BytesString(val)
 		case 5:
 			v := d.Uvarint() != 0
 			m.Immutable = &v
@@ -14100,11 +15533,19 @@ func (m *Secret) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecretEnvSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SecretEnvSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretEnvSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecretEnvSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecretEnvSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
 			v := d.Uvarint() != 0
 			m.Optional = &v
@@ -14117,11 +15558,19 @@ func (m *SecretEnvSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecretKeySelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SecretKeySelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretKeySelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecretKeySelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecretKeySelector")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
 			m.Key = d.String()
 		case 3:
@@ -14136,14 +15585,26 @@ func (m *SecretKeySelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecretList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SecretList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecretList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecretList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Secret, 0, d.Count())
+			}
 			m.Items = append(m.Items, Secret{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14153,14 +15614,26 @@ func (m *SecretList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecretProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SecretProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecretProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecretProjection")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LocalObjectReference.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LocalObjectReference.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]KeyToPath, 0, d.Count())
+			}
 			m.Items = append(m.Items, KeyToPath{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		case 4:
 			v := d.Uvarint() != 0
 			m.Optional = &v
@@ -14173,14 +15646,25 @@ func (m *SecretProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecretVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SecretVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecretVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecretVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.SecretName = d.String()
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]KeyToPath, 0, d.Count())
+			}
 			m.Items = append(m.Items, KeyToPath{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		case 3:
 			v := int32(d.Uvarint())
 			m.DefaultMode = &v
@@ -14199,14 +15683,22 @@ func (m *SecretVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecurityContext) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SecurityContext")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecurityContext"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecurityContext) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecurityContext")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Capabilities == nil {
 				m.Capabilities = new(Capabilities)
 			}
-			d.Wrap(m.Capabilities.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Capabilities.UnmarshalFrom(&sub))
 		case 2:
 			v := d.Uvarint() != 0
 			m.Privileged = &v
@@ -14214,7 +15706,8 @@ func (m *SecurityContext) Unmarshal(b []byte) error {
 			if m.SELinuxOptions == nil {
 				m.SELinuxOptions = new(SELinuxOptions)
 			}
-			d.Wrap(m.SELinuxOptions.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SELinuxOptions.UnmarshalFrom(&sub))
 		case 4:
 			v := int64(d.Uvarint())
 			m.RunAsUser = &v
@@ -14237,17 +15730,20 @@ func (m *SecurityContext) Unmarshal(b []byte) error {
 			if m.WindowsOptions == nil {
 				m.WindowsOptions = new(WindowsSecurityContextOptions)
 			}
-			d.Wrap(m.WindowsOptions.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.WindowsOptions.UnmarshalFrom(&sub))
 		case 11:
 			if m.SeccompProfile == nil {
 				m.SeccompProfile = new(SeccompProfile)
 			}
-			d.Wrap(m.SeccompProfile.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SeccompProfile.UnmarshalFrom(&sub))
 		case 12:
 			if m.AppArmorProfile == nil {
 				m.AppArmorProfile = new(AppArmorProfile)
 			}
-			d.Wrap(m.AppArmorProfile.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.AppArmorProfile.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14257,15 +15753,25 @@ func (m *SecurityContext) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Service) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Service")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Service"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Service) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Service")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
-			d.Wrap(m.Spec.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.Status.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14275,17 +15781,33 @@ func (m *Service) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceAccount) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServiceAccount")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceAccount"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceAccount) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceAccount")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Secrets == nil {
+				m.Secrets = make([]ObjectReference, 0, d.Count())
+			}
 			m.Secrets = append(m.Secrets, ObjectReference{})
-			d.Wrap(m.Secrets[len(m.Secrets)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Secrets[len(m.Secrets)-1].UnmarshalFrom(&sub))
 		case 3:
+			if m.ImagePullSecrets == nil {
+				m.ImagePullSecrets = make([]LocalObjectReference, 0, d.Count())
+			}
 			m.ImagePullSecrets = append(m.ImagePullSecrets, LocalObjectReference{})
-			d.Wrap(m.ImagePullSecrets[len(m.ImagePullSecrets)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ImagePullSecrets[len(m.ImagePullSecrets)-1].UnmarshalFrom(&sub))
 		case 4:
 			v := d.Uvarint() != 0
 			m.AutomountServiceAccountToken = &v
@@ -14298,14 +15820,26 @@ func (m *ServiceAccount) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceAccountList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServiceAccountList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceAccountList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceAccountList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceAccountList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]ServiceAccount, 0, d.Count())
+			}
 			m.Items = append(m.Items, ServiceAccount{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14315,7 +15849,13 @@ func (m *ServiceAccountList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceAccountTokenProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServiceAccountTokenProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceAccountTokenProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceAccountTokenProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceAccountTokenProjection")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14337,14 +15877,26 @@ func (m *ServiceAccountTokenProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServiceList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]Service, 0, d.Count())
+			}
 			m.Items = append(m.Items, Service{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14354,7 +15906,13 @@ func (m *ServiceList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServicePort) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServicePort")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServicePort"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServicePort) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServicePort")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14379,33 +15937,50 @@ func (m *ServicePort) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceSpec) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServiceSpec")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceSpec")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Ports == nil {
+				m.Ports = make([]ServicePort, 0, d.Count())
+			}
 			m.Ports = append(m.Ports, ServicePort{})
-			d.Wrap(m.Ports[len(m.Ports)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Ports[len(m.Ports)-1].UnmarshalFrom(&sub))
 		case 2:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ServiceSpec.Selector")
+			if m.Selector == nil {
+				m.Selector = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ServiceSpec.Selector")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.Selector == nil {
-				m.Selector = make(map[string]string)
-			}
-			m.Selector[k] = string(val)
+			m.Selector[k] = d.BytesString(val)
 		case 3:
 			m.ClusterIP = d.String()
 		case 4:
 			m.Type = ServiceType(d.String())
 		case 5:
+			if m.ExternalIPs == nil {
+				m.ExternalIPs = make([]string, 0, d.Count())
+			}
 			m.ExternalIPs = append(m.ExternalIPs, d.String())
 		case 7:
 			m.SessionAffinity = ServiceAffinity(d.String())
 		case 8:
 			m.LoadBalancerIP = d.String()
 		case 9:
+			if m.LoadBalancerSourceRanges == nil {
+				m.LoadBalancerSourceRanges = make([]string, 0, d.Count())
+			}
 			m.LoadBalancerSourceRanges = append(m.LoadBalancerSourceRanges, d.String())
 		case 10:
 			m.ExternalName = d.String()
@@ -14419,13 +15994,20 @@ func (m *ServiceSpec) Unmarshal(b []byte) error {
 			if m.SessionAffinityConfig == nil {
 				m.SessionAffinityConfig = new(SessionAffinityConfig)
 			}
-			d.Wrap(m.SessionAffinityConfig.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SessionAffinityConfig.UnmarshalFrom(&sub))
 		case 17:
 			v := IPFamilyPolicy(d.String())
 			m.IPFamilyPolicy = &v
 		case 18:
+			if m.ClusterIPs == nil {
+				m.ClusterIPs = make([]string, 0, d.Count())
+			}
 			m.ClusterIPs = append(m.ClusterIPs, d.String())
 		case 19:
+			if m.IPFamilies == nil {
+				m.IPFamilies = make([]IPFamily, 0, d.Count())
+			}
 			m.IPFamilies = append(m.IPFamilies, IPFamily(d.String()))
 		case 20:
 			v := d.Uvarint() != 0
@@ -14448,14 +16030,26 @@ func (m *ServiceSpec) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServiceStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.LoadBalancer.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LoadBalancer.UnmarshalFrom(&sub))
 		case 2:
+			if m.Conditions == nil {
+				m.Conditions = make([]metav1.Condition, 0, d.Count())
+			}
 			m.Conditions = append(m.Conditions, metav1.Condition{})
-			d.Wrap(m.Conditions[len(m.Conditions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14465,14 +16059,22 @@ func (m *ServiceStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SessionAffinityConfig) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SessionAffinityConfig")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SessionAffinityConfig"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SessionAffinityConfig) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SessionAffinityConfig")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.ClientIP == nil {
 				m.ClientIP = new(ClientIPConfig)
 			}
-			d.Wrap(m.ClientIP.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ClientIP.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14482,7 +16084,13 @@ func (m *SessionAffinityConfig) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SleepAction) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "SleepAction")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SleepAction"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SleepAction) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SleepAction")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14496,7 +16104,14 @@ func (m *SleepAction) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *StorageOSVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "StorageOSVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StorageOSVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StorageOSVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StorageOSVolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14511,7 +16126,8 @@ func (m *StorageOSVolumeSource) Unmarshal(b []byte) error {
 			if m.SecretRef == nil {
 				m.SecretRef = new(LocalObjectReference)
 			}
-			d.Wrap(m.SecretRef.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14521,7 +16137,13 @@ func (m *StorageOSVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Sysctl) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Sysctl")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Sysctl"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Sysctl) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Sysctl")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14537,7 +16159,13 @@ func (m *Sysctl) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *TCPSocketAction) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "TCPSocketAction")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "TCPSocketAction"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *TCPSocketAction) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("TCPSocketAction")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14553,7 +16181,13 @@ func (m *TCPSocketAction) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Taint) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Taint")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Taint"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Taint) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Taint")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14576,7 +16210,13 @@ func (m *Taint) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Toleration) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Toleration")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Toleration"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Toleration) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Toleration")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14599,7 +16239,14 @@ func (m *Toleration) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *TopologySpreadConstraint) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "TopologySpreadConstraint")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "TopologySpreadConstraint"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *TopologySpreadConstraint) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("TopologySpreadConstraint")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14612,7 +16259,8 @@ func (m *TopologySpreadConstraint) Unmarshal(b []byte) error {
 			if m.LabelSelector == nil {
 				m.LabelSelector = new(metav1.LabelSelector)
 			}
-			d.Wrap(m.LabelSelector.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.LabelSelector.UnmarshalFrom(&sub))
 		case 5:
 			v := int32(d.Uvarint())
 			m.MinDomains = &v
@@ -14623,6 +16271,9 @@ func (m *TopologySpreadConstraint) Unmarshal(b []byte) error {
 			v := NodeInclusionPolicy(d.String())
 			m.NodeTaintsPolicy = &v
 		case 8:
+			if m.MatchLabelKeys == nil {
+				m.MatchLabelKeys = make([]string, 0, d.Count())
+			}
 			m.MatchLabelKeys = append(m.MatchLabelKeys, d.String())
 		default:
 			d.Skip()
@@ -14633,7 +16284,13 @@ func (m *TopologySpreadConstraint) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *TypedLocalObjectReference) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "TypedLocalObjectReference")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "TypedLocalObjectReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *TypedLocalObjectReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("TypedLocalObjectReference")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14652,7 +16309,13 @@ func (m *TypedLocalObjectReference) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *TypedObjectReference) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "TypedObjectReference")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "TypedObjectReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *TypedObjectReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("TypedObjectReference")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14674,13 +16337,21 @@ func (m *TypedObjectReference) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Volume) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Volume")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Volume"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Volume) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Volume")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Name = d.String()
 		case 2:
-			d.Wrap(m.VolumeSource.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeSource.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14690,7 +16361,13 @@ func (m *Volume) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeDevice) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeDevice")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeDevice"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeDevice) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeDevice")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14706,7 +16383,13 @@ func (m *VolumeDevice) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeHealthCondition) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeHealthCondition")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeHealthCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeHealthCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeHealthCondition")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14724,7 +16407,13 @@ func (m *VolumeHealthCondition) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeMount) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeMount")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeMount"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeMount) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeMount")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14744,6 +16433,9 @@ func (m *VolumeMount) Unmarshal(b []byte) error {
 			v := RecursiveReadOnlyMode(d.String())
 			m.RecursiveReadOnly = &v
 		case 8:
+			if m.BindMountOptions == nil {
+				m.BindMountOptions = make([]string, 0, d.Count())
+			}
 			m.BindMountOptions = append(m.BindMountOptions, d.String())
 		default:
 			d.Skip()
@@ -14754,7 +16446,14 @@ func (m *VolumeMount) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeMountStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeMountStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeMountStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeMountStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeMountStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -14770,7 +16469,8 @@ func (m *VolumeMountStatus) Unmarshal(b []byte) error {
 			if m.VolumeStatus == nil {
 				m.VolumeStatus = new(VolumeStatus)
 			}
-			d.Wrap(m.VolumeStatus.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VolumeStatus.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14780,39 +16480,52 @@ func (m *VolumeMountStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeProjection) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeProjection")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeProjection"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeProjection) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeProjection")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Secret == nil {
 				m.Secret = new(SecretProjection)
 			}
-			d.Wrap(m.Secret.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Secret.UnmarshalFrom(&sub))
 		case 2:
 			if m.DownwardAPI == nil {
 				m.DownwardAPI = new(DownwardAPIProjection)
 			}
-			d.Wrap(m.DownwardAPI.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.DownwardAPI.UnmarshalFrom(&sub))
 		case 3:
 			if m.ConfigMap == nil {
 				m.ConfigMap = new(ConfigMapProjection)
 			}
-			d.Wrap(m.ConfigMap.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ConfigMap.UnmarshalFrom(&sub))
 		case 4:
 			if m.ServiceAccountToken == nil {
 				m.ServiceAccountToken = new(ServiceAccountTokenProjection)
 			}
-			d.Wrap(m.ServiceAccountToken.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ServiceAccountToken.UnmarshalFrom(&sub))
 		case 5:
 			if m.ClusterTrustBundle == nil {
 				m.ClusterTrustBundle = new(ClusterTrustBundleProjection)
 			}
-			d.Wrap(m.ClusterTrustBundle.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ClusterTrustBundle.UnmarshalFrom(&sub))
 		case 6:
 			if m.PodCertificate == nil {
 				m.PodCertificate = new(PodCertificateProjection)
 			}
-			d.Wrap(m.PodCertificate.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PodCertificate.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -14822,29 +16535,35 @@ func (m *VolumeProjection) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeResourceRequirements) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeResourceRequirements")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeResourceRequirements"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeResourceRequirements) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeResourceRequirements")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "VolumeResourceRequirements.Limits")
+			if m.Limits == nil {
+				m.Limits = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("VolumeResourceRequirements.Limits")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Limits == nil {
-				m.Limits = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
 			m.Limits[ResourceName(k)] = mv
 		case 2:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "VolumeResourceRequirements.Requests")
+			if m.Requests == nil {
+				m.Requests = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("VolumeResourceRequirements.Requests")
 			if err != nil {
 				d.Wrap(err)
 				break
-			}
-			if m.Requests == nil {
-				m.Requests = make(ResourceList)
 			}
 			var mv resource.Quantity
 			d.Wrap(mv.Unmarshal(val))
@@ -14858,159 +16577,196 @@ func (m *VolumeResourceRequirements) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeSource")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.HostPath == nil {
 				m.HostPath = new(HostPathVolumeSource)
 			}
-			d.Wrap(m.HostPath.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.HostPath.UnmarshalFrom(&sub))
 		case 2:
 			if m.EmptyDir == nil {
 				m.EmptyDir = new(EmptyDirVolumeSource)
 			}
-			d.Wrap(m.EmptyDir.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.EmptyDir.UnmarshalFrom(&sub))
 		case 3:
 			if m.GCEPersistentDisk == nil {
 				m.GCEPersistentDisk = new(GCEPersistentDiskVolumeSource)
 			}
-			d.Wrap(m.GCEPersistentDisk.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.GCEPersistentDisk.UnmarshalFrom(&sub))
 		case 4:
 			if m.AWSElasticBlockStore == nil {
 				m.AWSElasticBlockStore = new(AWSElasticBlockStoreVolumeSource)
 			}
-			d.Wrap(m.AWSElasticBlockStore.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.AWSElasticBlockStore.UnmarshalFrom(&sub))
 		case 5:
 			if m.GitRepo == nil {
 				m.GitRepo = new(GitRepoVolumeSource)
 			}
-			d.Wrap(m.GitRepo.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.GitRepo.UnmarshalFrom(&sub))
 		case 6:
 			if m.Secret == nil {
 				m.Secret = new(SecretVolumeSource)
 			}
-			d.Wrap(m.Secret.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Secret.UnmarshalFrom(&sub))
 		case 7:
 			if m.NFS == nil {
 				m.NFS = new(NFSVolumeSource)
 			}
-			d.Wrap(m.NFS.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.NFS.UnmarshalFrom(&sub))
 		case 8:
 			if m.ISCSI == nil {
 				m.ISCSI = new(ISCSIVolumeSource)
 			}
-			d.Wrap(m.ISCSI.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ISCSI.UnmarshalFrom(&sub))
 		case 9:
 			if m.Glusterfs == nil {
 				m.Glusterfs = new(GlusterfsVolumeSource)
 			}
-			d.Wrap(m.Glusterfs.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Glusterfs.UnmarshalFrom(&sub))
 		case 10:
 			if m.PersistentVolumeClaim == nil {
 				m.PersistentVolumeClaim = new(PersistentVolumeClaimVolumeSource)
 			}
-			d.Wrap(m.PersistentVolumeClaim.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PersistentVolumeClaim.UnmarshalFrom(&sub))
 		case 11:
 			if m.RBD == nil {
 				m.RBD = new(RBDVolumeSource)
 			}
-			d.Wrap(m.RBD.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.RBD.UnmarshalFrom(&sub))
 		case 12:
 			if m.FlexVolume == nil {
 				m.FlexVolume = new(FlexVolumeSource)
 			}
-			d.Wrap(m.FlexVolume.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.FlexVolume.UnmarshalFrom(&sub))
 		case 13:
 			if m.Cinder == nil {
 				m.Cinder = new(CinderVolumeSource)
 			}
-			d.Wrap(m.Cinder.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Cinder.UnmarshalFrom(&sub))
 		case 14:
 			if m.CephFS == nil {
 				m.CephFS = new(CephFSVolumeSource)
 			}
-			d.Wrap(m.CephFS.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.CephFS.UnmarshalFrom(&sub))
 		case 15:
 			if m.Flocker == nil {
 				m.Flocker = new(FlockerVolumeSource)
 			}
-			d.Wrap(m.Flocker.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Flocker.UnmarshalFrom(&sub))
 		case 16:
 			if m.DownwardAPI == nil {
 				m.DownwardAPI = new(DownwardAPIVolumeSource)
 			}
-			d.Wrap(m.DownwardAPI.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.DownwardAPI.UnmarshalFrom(&sub))
 		case 17:
 			if m.FC == nil {
 				m.FC = new(FCVolumeSource)
 			}
-			d.Wrap(m.FC.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.FC.UnmarshalFrom(&sub))
 		case 18:
 			if m.AzureFile == nil {
 				m.AzureFile = new(AzureFileVolumeSource)
 			}
-			d.Wrap(m.AzureFile.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.AzureFile.UnmarshalFrom(&sub))
 		case 19:
 			if m.ConfigMap == nil {
 				m.ConfigMap = new(ConfigMapVolumeSource)
 			}
-			d.Wrap(m.ConfigMap.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ConfigMap.UnmarshalFrom(&sub))
 		case 20:
 			if m.VsphereVolume == nil {
 				m.VsphereVolume = new(VsphereVirtualDiskVolumeSource)
 			}
-			d.Wrap(m.VsphereVolume.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.VsphereVolume.UnmarshalFrom(&sub))
 		case 21:
 			if m.Quobyte == nil {
 				m.Quobyte = new(QuobyteVolumeSource)
 			}
-			d.Wrap(m.Quobyte.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Quobyte.UnmarshalFrom(&sub))
 		case 22:
 			if m.AzureDisk == nil {
 				m.AzureDisk = new(AzureDiskVolumeSource)
 			}
-			d.Wrap(m.AzureDisk.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.AzureDisk.UnmarshalFrom(&sub))
 		case 23:
 			if m.PhotonPersistentDisk == nil {
 				m.PhotonPersistentDisk = new(PhotonPersistentDiskVolumeSource)
 			}
-			d.Wrap(m.PhotonPersistentDisk.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PhotonPersistentDisk.UnmarshalFrom(&sub))
 		case 24:
 			if m.PortworxVolume == nil {
 				m.PortworxVolume = new(PortworxVolumeSource)
 			}
-			d.Wrap(m.PortworxVolume.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PortworxVolume.UnmarshalFrom(&sub))
 		case 25:
 			if m.ScaleIO == nil {
 				m.ScaleIO = new(ScaleIOVolumeSource)
 			}
-			d.Wrap(m.ScaleIO.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ScaleIO.UnmarshalFrom(&sub))
 		case 26:
 			if m.Projected == nil {
 				m.Projected = new(ProjectedVolumeSource)
 			}
-			d.Wrap(m.Projected.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Projected.UnmarshalFrom(&sub))
 		case 27:
 			if m.StorageOS == nil {
 				m.StorageOS = new(StorageOSVolumeSource)
 			}
-			d.Wrap(m.StorageOS.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.StorageOS.UnmarshalFrom(&sub))
 		case 28:
 			if m.CSI == nil {
 				m.CSI = new(CSIVolumeSource)
 			}
-			d.Wrap(m.CSI.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.CSI.UnmarshalFrom(&sub))
 		case 29:
 			if m.Ephemeral == nil {
 				m.Ephemeral = new(EphemeralVolumeSource)
 			}
-			d.Wrap(m.Ephemeral.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Ephemeral.UnmarshalFrom(&sub))
 		case 30:
 			if m.Image == nil {
 				m.Image = new(ImageVolumeSource)
 			}
-			d.Wrap(m.Image.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Image.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -15020,14 +16776,22 @@ func (m *VolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeStatus) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VolumeStatus")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeStatus")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			if m.Image == nil {
 				m.Image = new(ImageVolumeStatus)
 			}
-			d.Wrap(m.Image.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Image.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -15037,7 +16801,13 @@ func (m *VolumeStatus) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VsphereVirtualDiskVolumeSource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "VsphereVirtualDiskVolumeSource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VsphereVirtualDiskVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VsphereVirtualDiskVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VsphereVirtualDiskVolumeSource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -15057,13 +16827,21 @@ func (m *VsphereVirtualDiskVolumeSource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *WeightedPodAffinityTerm) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "WeightedPodAffinityTerm")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "WeightedPodAffinityTerm"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *WeightedPodAffinityTerm) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("WeightedPodAffinityTerm")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Weight = int32(d.Uvarint())
 		case 2:
-			d.Wrap(m.PodAffinityTerm.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PodAffinityTerm.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -15073,7 +16851,13 @@ func (m *WeightedPodAffinityTerm) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *WindowsSecurityContextOptions) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "WindowsSecurityContextOptions")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "WindowsSecurityContextOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *WindowsSecurityContextOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("WindowsSecurityContextOptions")
 	for d.Next() {
 		switch d.Field() {
 		case 1:

@@ -44,13 +44,14 @@ func (f FieldsV1) MarshalJSON() ([]byte, error) { return rawJSON(f.Raw), nil }
 // MarshalJSONTo implements the streaming marshaler of go-json-experiment.
 func (f FieldsV1) MarshalJSONTo(enc *jsontext.Encoder) error { return enc.WriteValue(rawJSON(f.Raw)) }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. It never writes into the
+// slice f.Raw held before, which may be shared (see UnmarshalFrom).
 func (f *FieldsV1) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		f.Raw = nil
 		return nil
 	}
-	f.Raw = append(f.Raw[:0], b...)
+	f.Raw = append([]byte{}, b...)
 	return nil
 }
 
@@ -128,6 +129,25 @@ func (f *FieldsV1) Marshal() ([]byte, error) {
 func (f *FieldsV1) Unmarshal(b []byte) (err error) {
 	f.Raw, err = unmarshalRaw(b, "FieldsV1")
 	return err
+}
+
+// UnmarshalFrom decodes the message d reads into f. When d's state shares
+// byte slices (the informer's list and watch decoding), f.Raw may be shared
+// with other objects of the same decode that hold equal managed fields: it
+// must then be treated as read-only (replace it, never write into it), as
+// every object of an informer's cache is.
+func (f *FieldsV1) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FieldsV1")
+	var raw []byte
+	for d.Next() {
+		if d.Field() == 1 {
+			raw = d.SharedBytes()
+		} else {
+			d.Skip()
+		}
+	}
+	f.Raw = raw
+	return d.Err()
 }
 
 // Size is the protobuf encoded size.

@@ -1146,19 +1146,35 @@ func (m *WatchEvent) MarshalToSizedBuffer(b []byte) (int, error) {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *APIGroup) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "APIGroup")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "APIGroup"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *APIGroup) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("APIGroup")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.Name = d.String()
 		case 2:
+			if m.Versions == nil {
+				m.Versions = make([]GroupVersionForDiscovery, 0, d.Count())
+			}
 			m.Versions = append(m.Versions, GroupVersionForDiscovery{})
-			d.Wrap(m.Versions[len(m.Versions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Versions[len(m.Versions)-1].UnmarshalFrom(&sub))
 		case 3:
-			d.Wrap(m.PreferredVersion.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.PreferredVersion.UnmarshalFrom(&sub))
 		case 4:
+			if m.ServerAddressByClientCIDRs == nil {
+				m.ServerAddressByClientCIDRs = make([]ServerAddressByClientCIDR, 0, d.Count())
+			}
 			m.ServerAddressByClientCIDRs = append(m.ServerAddressByClientCIDRs, ServerAddressByClientCIDR{})
-			d.Wrap(m.ServerAddressByClientCIDRs[len(m.ServerAddressByClientCIDRs)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ServerAddressByClientCIDRs[len(m.ServerAddressByClientCIDRs)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1168,12 +1184,23 @@ func (m *APIGroup) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *APIGroupList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "APIGroupList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "APIGroupList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *APIGroupList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("APIGroupList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Groups == nil {
+				m.Groups = make([]APIGroup, 0, d.Count())
+			}
 			m.Groups = append(m.Groups, APIGroup{})
-			d.Wrap(m.Groups[len(m.Groups)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Groups[len(m.Groups)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1183,7 +1210,13 @@ func (m *APIGroupList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *APIResource) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "APIResource")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "APIResource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *APIResource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("APIResource")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1193,12 +1226,21 @@ func (m *APIResource) Unmarshal(b []byte) error {
 		case 3:
 			m.Kind = d.String()
 		case 4:
+			if m.Verbs == nil {
+				m.Verbs = make(Verbs, 0, d.Count())
+			}
 			m.Verbs = append(m.Verbs, d.String())
 		case 5:
+			if m.ShortNames == nil {
+				m.ShortNames = make([]string, 0, d.Count())
+			}
 			m.ShortNames = append(m.ShortNames, d.String())
 		case 6:
 			m.SingularName = d.String()
 		case 7:
+			if m.Categories == nil {
+				m.Categories = make([]string, 0, d.Count())
+			}
 			m.Categories = append(m.Categories, d.String())
 		case 8:
 			m.Group = d.String()
@@ -1215,14 +1257,25 @@ func (m *APIResource) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *APIResourceList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "APIResourceList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "APIResourceList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *APIResourceList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("APIResourceList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
 			m.GroupVersion = d.String()
 		case 2:
+			if m.APIResources == nil {
+				m.APIResources = make([]APIResource, 0, d.Count())
+			}
 			m.APIResources = append(m.APIResources, APIResource{})
-			d.Wrap(m.APIResources[len(m.APIResources)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.APIResources[len(m.APIResources)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1232,14 +1285,28 @@ func (m *APIResourceList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *APIVersions) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "APIVersions")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "APIVersions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *APIVersions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("APIVersions")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
+			if m.Versions == nil {
+				m.Versions = make([]string, 0, d.Count())
+			}
 			m.Versions = append(m.Versions, d.String())
 		case 2:
+			if m.ServerAddressByClientCIDRs == nil {
+				m.ServerAddressByClientCIDRs = make([]ServerAddressByClientCIDR, 0, d.Count())
+			}
 			m.ServerAddressByClientCIDRs = append(m.ServerAddressByClientCIDRs, ServerAddressByClientCIDR{})
-			d.Wrap(m.ServerAddressByClientCIDRs[len(m.ServerAddressByClientCIDRs)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ServerAddressByClientCIDRs[len(m.ServerAddressByClientCIDRs)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1249,7 +1316,13 @@ func (m *APIVersions) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Condition) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Condition")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Condition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Condition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Condition")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1273,7 +1346,13 @@ func (m *Condition) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *GroupVersionForDiscovery) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "GroupVersionForDiscovery")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GroupVersionForDiscovery"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GroupVersionForDiscovery) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GroupVersionForDiscovery")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1289,22 +1368,33 @@ func (m *GroupVersionForDiscovery) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LabelSelector) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LabelSelector")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LabelSelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LabelSelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LabelSelector")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "LabelSelector.MatchLabels")
+			if m.MatchLabels == nil {
+				m.MatchLabels = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("LabelSelector.MatchLabels")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
-			if m.MatchLabels == nil {
-				m.MatchLabels = make(map[string]string)
-			}
-			m.MatchLabels[k] = string(val)
+			m.MatchLabels[k] = d.BytesString(val)
 		case 2:
+			if m.MatchExpressions == nil {
+				m.MatchExpressions = make([]LabelSelectorRequirement, 0, d.Count())
+			}
 			m.MatchExpressions = append(m.MatchExpressions, LabelSelectorRequirement{})
-			d.Wrap(m.MatchExpressions[len(m.MatchExpressions)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.MatchExpressions[len(m.MatchExpressions)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1314,7 +1404,13 @@ func (m *LabelSelector) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LabelSelectorRequirement) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "LabelSelectorRequirement")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LabelSelectorRequirement"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LabelSelectorRequirement) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LabelSelectorRequirement")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1322,6 +1418,9 @@ func (m *LabelSelectorRequirement) Unmarshal(b []byte) error {
 		case 2:
 			m.Operator = LabelSelectorOperator(d.String())
 		case 3:
+			if m.Values == nil {
+				m.Values = make([]string, 0, d.Count())
+			}
 			m.Values = append(m.Values, d.String())
 		default:
 			d.Skip()
@@ -1332,12 +1431,23 @@ func (m *LabelSelectorRequirement) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *List) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "List")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "List"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *List) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("List")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]RawExtension, 0, d.Count())
+			}
 			m.Items = append(m.Items, RawExtension{})
 			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
 		default:
@@ -1349,7 +1459,14 @@ func (m *List) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ListMeta) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ListMeta")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ListMeta"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ListMeta) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ListMeta")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1365,7 +1482,8 @@ func (m *ListMeta) Unmarshal(b []byte) error {
 			if m.ShardInfo == nil {
 				m.ShardInfo = new(ShardInfo)
 			}
-			d.Wrap(m.ShardInfo.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ShardInfo.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1375,7 +1493,14 @@ func (m *ListMeta) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ManagedFieldsEntry) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ManagedFieldsEntry")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ManagedFieldsEntry"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ManagedFieldsEntry) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ManagedFieldsEntry")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1395,7 +1520,8 @@ func (m *ManagedFieldsEntry) Unmarshal(b []byte) error {
 			if m.FieldsV1 == nil {
 				m.FieldsV1 = new(FieldsV1)
 			}
-			d.Wrap(m.FieldsV1.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.FieldsV1.UnmarshalFrom(&sub))
 		case 8:
 			m.Subresource = d.String()
 		default:
@@ -1407,7 +1533,14 @@ func (m *ManagedFieldsEntry) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ObjectMeta) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ObjectMeta")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ObjectMeta"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ObjectMeta) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ObjectMeta")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1435,33 +1568,48 @@ func (m *ObjectMeta) Unmarshal(b []byte) error {
 			v := int64(d.Uvarint())
 			m.DeletionGracePeriodSeconds = &v
 		case 11:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ObjectMeta.Labels")
-			if err != nil {
-				d.Wrap(err)
-				break
-			}
 			if m.Labels == nil {
-				m.Labels = make(map[string]string)
+				m.Labels = make(map[string]string, d.Count())
 			}
-			m.Labels[k] = string(val)
-		case 12:
-			k, val, _, err := pb.MapEntry(d.Bytes(), "ObjectMeta.Annotations")
+			k, val, _, err := d.MapEntry("ObjectMeta.Labels")
 			if err != nil {
 				d.Wrap(err)
 				break
 			}
+			m.Labels[k] = d.BytesString(val)
+		case 12:
 			if m.Annotations == nil {
-				m.Annotations = make(map[string]string)
+				m.Annotations = make(map[string]string, d.Count())
 			}
-			m.Annotations[k] = string(val)
+			k, val, _, err := d.MapEntry("ObjectMeta.Annotations")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			m.Annotations[k] = d.BytesString(val)
 		case 13:
+			if m.OwnerReferences == nil {
+				m.OwnerReferences = make([]OwnerReference, 0, d.Count())
+			}
 			m.OwnerReferences = append(m.OwnerReferences, OwnerReference{})
-			d.Wrap(m.OwnerReferences[len(m.OwnerReferences)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.OwnerReferences[len(m.OwnerReferences)-1].UnmarshalFrom(&sub))
 		case 14:
+			if m.Finalizers == nil {
+				m.Finalizers = make([]string, 0, d.Count())
+			}
 			m.Finalizers = append(m.Finalizers, d.String())
 		case 17:
+			if d.SkipManagedFields() {
+				d.Skip()
+				break
+			}
+			if m.ManagedFields == nil {
+				m.ManagedFields = make([]ManagedFieldsEntry, 0, d.Count())
+			}
 			m.ManagedFields = append(m.ManagedFields, ManagedFieldsEntry{})
-			d.Wrap(m.ManagedFields[len(m.ManagedFields)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ManagedFields[len(m.ManagedFields)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1471,7 +1619,13 @@ func (m *ObjectMeta) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *OwnerReference) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "OwnerReference")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "OwnerReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *OwnerReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("OwnerReference")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1497,11 +1651,19 @@ func (m *OwnerReference) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PartialObjectMetadata) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PartialObjectMetadata")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PartialObjectMetadata"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PartialObjectMetadata) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PartialObjectMetadata")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ObjectMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1511,14 +1673,26 @@ func (m *PartialObjectMetadata) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PartialObjectMetadataList) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "PartialObjectMetadataList")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PartialObjectMetadataList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PartialObjectMetadataList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PartialObjectMetadataList")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
+			if m.Items == nil {
+				m.Items = make([]PartialObjectMetadata, 0, d.Count())
+			}
 			m.Items = append(m.Items, PartialObjectMetadata{})
-			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -1528,7 +1702,13 @@ func (m *PartialObjectMetadataList) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServerAddressByClientCIDR) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ServerAddressByClientCIDR")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServerAddressByClientCIDR"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServerAddressByClientCIDR) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServerAddressByClientCIDR")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1544,7 +1724,13 @@ func (m *ServerAddressByClientCIDR) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ShardInfo) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "ShardInfo")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ShardInfo"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ShardInfo) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ShardInfo")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1558,11 +1744,19 @@ func (m *ShardInfo) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *Status) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "Status")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Status"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Status) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Status")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
-			d.Wrap(m.ListMeta.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
 		case 2:
 			m.Status = d.String()
 		case 3:
@@ -1573,7 +1767,8 @@ func (m *Status) Unmarshal(b []byte) error {
 			if m.Details == nil {
 				m.Details = new(StatusDetails)
 			}
-			d.Wrap(m.Details.Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Details.UnmarshalFrom(&sub))
 		case 6:
 			m.Code = int32(d.Uvarint())
 		default:
@@ -1585,7 +1780,13 @@ func (m *Status) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *StatusCause) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "StatusCause")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatusCause"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatusCause) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatusCause")
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1603,7 +1804,14 @@ func (m *StatusCause) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *StatusDetails) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "StatusDetails")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatusDetails"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatusDetails) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatusDetails")
+	var sub pb.Decoder
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -1613,8 +1821,12 @@ func (m *StatusDetails) Unmarshal(b []byte) error {
 		case 3:
 			m.Kind = d.String()
 		case 4:
+			if m.Causes == nil {
+				m.Causes = make([]StatusCause, 0, d.Count())
+			}
 			m.Causes = append(m.Causes, StatusCause{})
-			d.Wrap(m.Causes[len(m.Causes)-1].Unmarshal(d.Bytes()))
+			d.Sub(&sub)
+			d.Wrap(m.Causes[len(m.Causes)-1].UnmarshalFrom(&sub))
 		case 5:
 			m.RetryAfterSeconds = int32(d.Uvarint())
 		case 6:
@@ -1628,7 +1840,13 @@ func (m *StatusDetails) Unmarshal(b []byte) error {
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *WatchEvent) Unmarshal(b []byte) error {
-	d := pb.NewDecoder(b, "WatchEvent")
+	return m.UnmarshalFrom(pb.NewDecoder(b, "WatchEvent"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *WatchEvent) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("WatchEvent")
 	for d.Next() {
 		switch d.Field() {
 		case 1:

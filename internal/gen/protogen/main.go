@@ -197,6 +197,7 @@ type gen struct {
 	marshal bytes.Buffer
 	unmarsh bytes.Buffer
 	deep    bytes.Buffer
+	usesSub bool // the message being written needs a sub-decoder
 }
 
 func (g *gen) p(w *bytes.Buffer, format string, args ...any) {
@@ -257,18 +258,47 @@ func (g *gen) message(t reflect.Type) {
 	g.p(m, "// Marshal encodes m as protobuf.\nfunc (m *%[1]s) Marshal() ([]byte, error) {\n\tb := make([]byte, m.Size())\n\tn, err := m.MarshalToSizedBuffer(b)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn b[len(b)-n:], nil\n}\n", name)
 	g.p(m, "// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.\nfunc (m *%[1]s) MarshalTo(b []byte) (int, error) {\n\treturn m.MarshalToSizedBuffer(b[:m.Size()])\n}\n", name)
 	g.p(m, "// MarshalToSizedBuffer encodes m at the end of b and returns its length.\nfunc (m *%s) MarshalToSizedBuffer(b []byte) (int, error) {\n\ti := len(b)", name)
-	g.p(u, "// Unmarshal decodes protobuf bytes into m, which should be zero.\nfunc (m *%s) Unmarshal(b []byte) error {\n\td := pb.NewDecoder(b, %q)\n\tfor d.Next() {\n\t\tswitch d.Field() {", name, name)
-
+	g.p(u, "// Unmarshal decodes protobuf bytes into m, which should be zero.\nfunc (m *%[1]s) Unmarshal(b []byte) error {\n\treturn m.UnmarshalFrom(pb.NewDecoder(b, %[1]q))\n}\n", name)
+	g.p(u, "// UnmarshalFrom decodes the message d reads into m, which should be zero.\n// Nested messages are decoded with d's state (string table, options).\nfunc (m *%s) UnmarshalFrom(d *pb.Decoder) error {\n\td.SetName(%q)", name, name)
+	var body bytes.Buffer
+	g.unmarsh, body = body, g.unmarsh
+	g.usesSub = false
 	for _, f := range fields {
 		g.sizeField(f)
 		g.unmarshalField(t, f)
 	}
+	g.unmarsh, body = body, g.unmarsh
+	if g.usesSub {
+		g.p(u, "\tvar sub pb.Decoder")
+	}
+	g.p(u, "\tfor d.Next() {\n\t\tswitch d.Field() {")
+	u.Write(body.Bytes())
 	for k := len(fields) - 1; k >= 0; k-- {
 		g.marshalField(fields[k])
 	}
 	g.p(s, "\treturn n\n}\n")
 	g.p(m, "\treturn len(b) - i, nil\n}\n")
 	g.p(u, "\t\tdefault:\n\t\t\td.Skip()\n\t\t}\n\t}\n\treturn d.Err()\n}\n")
+}
+
+// decodesFrom reports whether t has an UnmarshalFrom(*pb.Decoder) method: every
+// generated message, and the hand-written types that implement it.
+func decodesFrom(t reflect.Type) bool {
+	if !handWritten[t] {
+		return true
+	}
+	_, ok := reflect.PointerTo(t).MethodByName("UnmarshalFrom")
+	return ok
+}
+
+// unmarshalInto is a statement decoding the current field (a nested message)
+// into the struct expression v of type t.
+func (g *gen) unmarshalInto(t reflect.Type, v, indent string) string {
+	if decodesFrom(t) {
+		g.usesSub = true
+		return fmt.Sprintf("%[1]sd.Sub(&sub)\n%[1]sd.Wrap(%[2]s.UnmarshalFrom(&sub))", indent, v)
+	}
+	return fmt.Sprintf("%sd.Wrap(%s.Unmarshal(d.Bytes()))", indent, v)
 }
 
 // sizeScalar returns an expression for the size of value expression v of type t,
@@ -415,24 +445,33 @@ func (g *gen) unmarshalField(owner reflect.Type, f field) {
 	w := &g.unmarsh
 	t, v := f.Type, "m."+f.Name
 	g.p(w, "\t\tcase %d:", f.num)
+	if owner == reflect.TypeFor[metav1.ObjectMeta]() && f.Name == "ManagedFields" {
+		// Callers that drop managedFields can have them skipped unread.
+		g.p(w, "\t\t\tif d.SkipManagedFields() {\n\t\t\t\td.Skip()\n\t\t\t\tbreak\n\t\t\t}")
+	}
 	switch {
 	case isBytes(t):
 		g.p(w, "\t\t\t%s = d.CopyBytes()", v)
 	case t.Kind() == reflect.Struct:
-		g.p(w, "\t\t\td.Wrap(%s.Unmarshal(d.Bytes()))", v)
+		g.p(w, "%s", g.unmarshalInto(t, v, "\t\t\t"))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
-		g.p(w, "\t\t\tif %s == nil {\n\t\t\t\t%s = new(%s)\n\t\t\t}\n\t\t\td.Wrap(%s.Unmarshal(d.Bytes()))", v, v, g.typeName(t.Elem()), v)
+		g.p(w, "\t\t\tif %s == nil {\n\t\t\t\t%s = new(%s)\n\t\t\t}\n%s", v, v, g.typeName(t.Elem()), g.unmarshalInto(t.Elem(), v, "\t\t\t"))
 	case t.Kind() == reflect.Pointer:
 		g.p(w, "\t\t\tv := %s\n\t\t\t%s = &v", g.readValue(t.Elem()), v)
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
-		g.p(w, "\t\t\t%s = append(%s, %s{})\n\t\t\td.Wrap(%s[len(%s)-1].Unmarshal(d.Bytes()))", v, v, g.typeName(t.Elem()), v, v)
 	case t.Kind() == reflect.Slice && isInt(t.Elem().Kind()):
 		g.p(w, "\t\t\td.Varints(func(x uint64) { %s = append(%s, %s(x)) })", v, v, g.typeName(t.Elem()))
 	case t.Kind() == reflect.Slice:
-		g.p(w, "\t\t\t%s = append(%s, %s)", v, v, g.readValue(t.Elem()))
+		// Repeated fields are counted first and allocated once, at their
+		// exact length.
+		g.p(w, "\t\t\tif %s == nil {\n\t\t\t\t%s = make(%s, 0, d.Count())\n\t\t\t}", v, v, g.typeName(t))
+		if t.Elem().Kind() == reflect.Struct {
+			g.p(w, "\t\t\t%s = append(%s, %s{})\n%s", v, v, g.typeName(t.Elem()), g.unmarshalInto(t.Elem(), v+"[len("+v+")-1]", "\t\t\t"))
+		} else {
+			g.p(w, "\t\t\t%s = append(%s, %s)", v, v, g.readValue(t.Elem()))
+		}
 	case t.Kind() == reflect.Map:
-		g.p(w, "\t\t\tk, val, _, err := pb.MapEntry(d.Bytes(), %q)\n\t\t\tif err != nil {\n\t\t\t\td.Wrap(err)\n\t\t\t\tbreak\n\t\t\t}", owner.Name()+"."+f.Name)
-		g.p(w, "\t\t\tif %s == nil {\n\t\t\t\t%s = make(%s)\n\t\t\t}", v, v, g.typeName(t))
+		g.p(w, "\t\t\tif %s == nil {\n\t\t\t\t%s = make(%s, d.Count())\n\t\t\t}", v, v, g.typeName(t))
+		g.p(w, "\t\t\tk, val, _, err := d.MapEntry(%q)\n\t\t\tif err != nil {\n\t\t\t\td.Wrap(err)\n\t\t\t\tbreak\n\t\t\t}", owner.Name()+"."+f.Name)
 		key := g.typeName(t.Key()) + "(k)"
 		if t.Key().Name() == "string" {
 			key = "k"
@@ -441,7 +480,14 @@ func (g *gen) unmarshalField(owner reflect.Type, f field) {
 		case isBytes(e):
 			g.p(w, "\t\t\t%s[%s] = append([]byte{}, val...)", v, key)
 		case e.Kind() == reflect.String:
-			g.p(w, "\t\t\t%s[%s] = %s(val)", v, key, g.typeName(e))
+			if g.typeName(e) == "string" {
+				g.p(w, "\t\t\t%s[%s] = d.BytesString(val)", v, key)
+			} else {
+				g.p(w, "\t\t\t%s[%s] = %s(d.BytesString(val))", v, key, g.typeName(e))
+			}
+		case e.Kind() == reflect.Struct && decodesFrom(e):
+			g.usesSub = true
+			g.p(w, "\t\t\tvar mv %s\n\t\t\td.SubBytes(&sub, val)\n\t\t\td.Wrap(mv.UnmarshalFrom(&sub))\n\t\t\t%s[%s] = mv", g.typeName(e), v, key)
 		case e.Kind() == reflect.Struct:
 			g.p(w, "\t\t\tvar mv %s\n\t\t\td.Wrap(mv.Unmarshal(val))\n\t\t\t%s[%s] = mv", g.typeName(e), v, key)
 		default:
