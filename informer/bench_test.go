@@ -115,10 +115,7 @@ func benchPod(i int) *corev1.Pod {
 // seen the whole initial list, and returns the informer (still running)
 // and a function that stops it.
 func syncOnce[T any, PT client.ObjectPtr[T]](b *testing.B, c *client.Client, streaming, dropManagedFields bool) (*informer.SharedInformer[T, PT], func()) {
-	cfg := informer.Config[T]{Reflector: reflector.Config[T]{UseStreamingList: streaming, Logger: quietLogger()}}
-	if dropManagedFields {
-		cfg.Reflector.Transform = reflector.DropManagedFields[T]
-	}
+	cfg := informer.Config[T]{Reflector: reflector.Config[T]{UseStreamingList: streaming, DropManagedFields: dropManagedFields, Logger: quietLogger()}}
 	inf := informer.New[T, PT](client.For[T, PT](c).Namespace("bench"), cfg)
 	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{AddFunc: func(*T, bool) {}})
 	if err != nil {
@@ -178,7 +175,8 @@ func benchInitialSync[T any, PT client.ObjectPtr[T]](b *testing.B, c *client.Cli
 // heap-MB and B/obj are the live heap the synced informer keeps (after a
 // forced GC). The server runs in the same process: allocs/op and B/op
 // include its work of encoding the list. Pods are also synced with
-// managedFields dropped by a transform, to show what that saves.
+// managedFields dropped (reflector.Config.DropManagedFields), to show what
+// that saves.
 func BenchmarkInitialSync(b *testing.B) {
 	for _, kind := range []string{"configmaps", "pods"} {
 		for _, n := range []int{10_000, 50_000} {
