@@ -146,7 +146,10 @@ func (h *handler) watch() {
 		if err := enc.Encode(string(ev.Type), b); err != nil {
 			return
 		}
-		if flusher != nil {
+		// Flush when no other event is waiting: a burst (the initial events
+		// of a streaming list, a deletecollection) goes out in full writes,
+		// and no event waits in the buffer once the watch is idle.
+		if flusher != nil && len(watcher.ResultChan()) == 0 {
 			flusher.Flush()
 		}
 	}
