@@ -104,7 +104,16 @@ func (h *handler) watch() {
 		flusher.Flush()
 	}
 	sendBookmarks := opts.AllowWatchBookmarks
+	unflushed := false
 	for {
+		// Flush before waiting for an event, not after each one: a burst
+		// (the initial events of a streaming list, a deletecollection) goes
+		// out in full writes, and nothing stays buffered while the watch
+		// waits.
+		if unflushed && flusher != nil && len(watcher.ResultChan()) == 0 {
+			flusher.Flush()
+			unflushed = false
+		}
 		var ev storage.Event
 		select {
 		case <-ctx.Done():
@@ -146,12 +155,7 @@ func (h *handler) watch() {
 		if err := enc.Encode(string(ev.Type), b); err != nil {
 			return
 		}
-		// Flush when no other event is waiting: a burst (the initial events
-		// of a streaming list, a deletecollection) goes out in full writes,
-		// and no event waits in the buffer once the watch is idle.
-		if flusher != nil && len(watcher.ResultChan()) == 0 {
-			flusher.Flush()
-		}
+		unflushed = true
 	}
 }
 
