@@ -97,15 +97,18 @@ func decodeJSONItems[T any](dec *jsontext.Decoder, opts json.Options, fn func(*T
 	if tok.Kind() != '[' {
 		return fmt.Errorf("want an array, found %v", tok.Kind())
 	}
+	// opts has v2 error semantics (see jsonOptions): an item that does not
+	// fit T is skipped to its end here, and reported.
+	depth := dec.StackDepth()
 	var bad []ItemError
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		item := new(T)
 		before := dec.InputOffset()
 		if err := json.UnmarshalDecode(dec, item, opts); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || dec.InputOffset() == before || dec.PeekKind() == 0 {
+			var se *jsontext.SyntacticError
+			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || skipItem(dec, depth, before) != nil {
 				return fmt.Errorf("item %d: %w", i, err) // the stream itself is broken
 			}
-			// The item's JSON was read whole; it just does not fit T.
 			bad = append(bad, ItemError{Index: i, Err: err})
 			continue
 		}
@@ -118,6 +121,22 @@ func decodeJSONItems[T any](dec *jsontext.Decoder, opts json.Options, fn func(*T
 	}
 	if len(bad) > 0 {
 		return &ItemErrors{Items: bad}
+	}
+	return nil
+}
+
+// skipItem moves dec past the rest of an item whose decoding stopped at a
+// semantic error: to the end of the value it was in, back at the depth of
+// the list's items; an item not started at all (offset still before) is
+// skipped whole.
+func skipItem(dec *jsontext.Decoder, depth int, before int64) error {
+	if dec.InputOffset() == before {
+		return dec.SkipValue()
+	}
+	for dec.StackDepth() > depth {
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

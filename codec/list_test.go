@@ -182,6 +182,31 @@ func TestDecodeListSkipsItemsThatDoNotFit(t *testing.T) {
 		t.Errorf("items %v, metadata %+v", got, h.ListMeta)
 	}
 
+	// Items that stop fitting anywhere inside (decoding stops at the first
+	// error) are skipped to their end, whatever follows in them.
+	for _, bad := range []string{
+		`5`, `"x"`, `[1,{"a":[2]}]`, `null`,
+		`{"metadata":{"labels":{"a":1,"b":"c"},"name":"x"},"spec":{"containers":[{"name":"n"}]}}`,
+		`{"spec":{"containers":[{"name":"n","ports":[{"containerPort":"eighty"}],"image":"i"}],"nodeName":"n"},"metadata":{"name":"x"}}`,
+		`{"status":{"conditions":{"not":"a list"},"phase":"Running"},"metadata":{"name":"x"}}`,
+	} {
+		body := `{"items":[{"metadata":{"name":"a"}},` + bad + `,{"metadata":{"name":"c"}}]}`
+		got = nil
+		_, err := codec.DecodeJSONList(strings.NewReader(body), func(p *corev1.Pod) error {
+			got = append(got, p.Name)
+			return nil
+		})
+		if bad == `null` { // a null item is an empty pod, as encoding/json decodes it
+			if err != nil || strings.Join(got, ",") != "a,,c" {
+				t.Errorf("%s: items %q, err %v", bad, got, err)
+			}
+			continue
+		}
+		if !errors.As(err, &ie) || len(ie.Items) != 1 || ie.Items[0].Index != 1 || strings.Join(got, ",") != "a,c" {
+			t.Errorf("%s: items %q, err %v; want a,c and item 1 skipped", bad, got, err)
+		}
+	}
+
 	// Protobuf: a frame that does not decode as a pod.
 	list := corev1.PodList{Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "c"}}}}
 	b, err := codec.MarshalProtobuf(metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, &list)
