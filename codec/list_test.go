@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -253,6 +254,39 @@ func TestDecodeListBrokenItemsEnd(t *testing.T) {
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: the decoder does not end", body)
+		}
+	}
+}
+
+// TestDecodeJSONListMutations decodes thousands of mutations of a captured
+// pod list (bytes replaced, removed or duplicated): every one must end,
+// without panicking, with no error, a decoding error, or an *ItemErrors whose
+// every skipped item carries its error.
+func TestDecodeJSONListMutations(t *testing.T) {
+	body := loadBody(t, "33-list-pods-json")
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(`{}[]",:0123456789-.eEtrufalsn abcxyz\`)
+	for i := range 3000 {
+		b := append([]byte(nil), body...)
+		for range 1 + rng.IntN(4) {
+			p := rng.IntN(len(b))
+			switch rng.IntN(3) {
+			case 0:
+				b[p] = alphabet[rng.IntN(len(alphabet))]
+			case 1:
+				b = append(b[:p], b[p+1:]...)
+			default:
+				b = append(b[:p], append([]byte{b[p]}, b[p:]...)...)
+			}
+		}
+		_, err := codec.DecodeJSONList(bytes.NewReader(b), func(*corev1.Pod) error { return nil })
+		var ie *codec.ItemErrors
+		if errors.As(err, &ie) {
+			for _, it := range ie.Items {
+				if it.Err == nil {
+					t.Fatalf("mutation %d: skipped item %d without an error", i, it.Index)
+				}
+			}
 		}
 	}
 }
