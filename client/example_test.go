@@ -110,6 +110,68 @@ func ExampleTypedClient_Create() {
 	// true
 }
 
+// Apply is server-side apply: the object holds only the fields its manager
+// wants to own. Another manager changing one of them conflicts, unless it
+// forces the change and takes the field over; fields a manager stops
+// applying are removed when no one else owns them.
+func ExampleTypedClient_Apply() {
+	host, stop := referenceServer()
+	defer stop()
+	c, _ := client.New(&client.Config{Host: host})
+	ctx := context.Background()
+	cms := client.For[corev1.ConfigMap](c)
+
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app"}, Data: map[string]string{"replicas": "3", "mode": "fast"}}
+	if _, err := cms.Apply(ctx, mine, metav1.ApplyOptions{FieldManager: "deployer"}); err != nil {
+		log.Fatal(err)
+	}
+	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app"}, Data: map[string]string{"replicas": "5"}}
+	_, err := cms.Apply(ctx, theirs, metav1.ApplyOptions{FieldManager: "autoscaler"})
+	fmt.Println(client.IsConflict(err))
+	fmt.Println(err)
+
+	got, err := cms.Apply(ctx, theirs, metav1.ApplyOptions{FieldManager: "autoscaler", Force: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got.Data["replicas"], got.Data["mode"])
+	for _, m := range got.ManagedFields {
+		fmt.Println(m.Manager, m.Operation)
+	}
+	// Output:
+	// true
+	// Apply failed with 1 conflict: conflict with "deployer": .data.replicas
+	// 5 fast
+	// autoscaler Apply
+	// deployer Apply
+}
+
+// Patch sends a JSON, merge or strategic merge patch; a strategic merge
+// patch merges lists such as a pod's containers by name.
+func ExampleTypedClient_Patch() {
+	host, stop := referenceServer()
+	defer stop()
+	c, _ := client.New(&client.Config{Host: host})
+	ctx := context.Background()
+	pods := client.For[corev1.Pod](c)
+	if _, err := pods.Create(ctx, examplePod("web-0"), metav1.CreateOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	patch := `{"spec":{"containers":[{"name":"sidecar","image":"busybox"}]},"metadata":{"labels":{"tier":"front"}}}`
+	got, err := pods.Patch(ctx, "web-0", client.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ctr := range got.Spec.Containers {
+		fmt.Println(ctr.Name, ctr.Image)
+	}
+	fmt.Println(got.Labels["app"], got.Labels["tier"])
+	// Output:
+	// sidecar busybox
+	// web nginx:1.27
+	// web front
+}
+
 // Get returns NotFound as an error the predicates recognise.
 func ExampleTypedClient_Get() {
 	host, stop := referenceServer()
