@@ -36,6 +36,7 @@
 package jsonpath
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -601,40 +602,12 @@ func number(v any) (float64, bool) {
 func compare(a any, op string, b any) bool {
 	if x, ok := number(a); ok {
 		if y, ok := number(b); ok {
-			switch op {
-			case "==":
-				return x == y
-			case "!=":
-				return x != y
-			case "<":
-				return x < y
-			case "<=":
-				return x <= y
-			case ">":
-				return x > y
-			case ">=":
-				return x >= y
-			}
-			return false
+			return compareOrdered(x, y, op)
 		}
 	}
 	if x, ok := a.(string); ok {
 		if y, ok := b.(string); ok {
-			switch op {
-			case "==":
-				return x == y
-			case "!=":
-				return x != y
-			case "<":
-				return x < y
-			case "<=":
-				return x <= y
-			case ">":
-				return x > y
-			case ">=":
-				return x >= y
-			}
-			return false
+			return compareOrdered(x, y, op)
 		}
 	}
 	eq := scalarEqual(a, b)
@@ -654,6 +627,26 @@ func scalarEqual(a, b any) bool {
 	case bool:
 		y, ok := b.(bool)
 		return ok && a == y
+	}
+	return false
+}
+
+// compareOrdered applies a filter's comparison operator to two ordered values.
+func compareOrdered[T cmp.Ordered](x, y T, op string) bool {
+	c := cmp.Compare(x, y)
+	switch op {
+	case "==":
+		return c == 0
+	case "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
 	}
 	return false
 }
