@@ -290,6 +290,7 @@ func (h *handler) updateScale(ctx context.Context, next func(cur *autoscalingv1.
 		if res.Generation && specChanged(cur, obj) {
 			obj.SetGeneration(cur.GetGeneration() + 1)
 		}
+		h.track(cur, obj) // as kube-apiserver, an entry with subresource "scale"
 		if st := h.validate(obj, cur); st != nil {
 			return nil, asError(st)
 		}
@@ -359,6 +360,7 @@ func (h *handler) serveScale() {
 			h.fail(st)
 			return
 		}
+		h.manager = managerName(opts.FieldManager, h.r.UserAgent())
 		in, st := h.decodeScale()
 		if st != nil {
 			h.fail(st)

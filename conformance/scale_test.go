@@ -75,8 +75,21 @@ func TestScale(t *testing.T) {
 	if n, _ := num(patched, "spec", "replicas"); n != 2 || str(patched, "kind") != "Scale" {
 		t.Errorf("scale json patch answered %s", compact(patched))
 	}
-	if n, _ := num(expect(t, e.get(t, path+"/web"), http.StatusOK), "spec", "replicas"); n != 2 {
+	after = expect(t, e.get(t, path+"/web"), http.StatusOK)
+	if n, _ := num(after, "spec", "replicas"); n != 2 {
 		t.Errorf("deployment spec.replicas %d after patching its scale to 2", n)
+	}
+	// The write through /scale is recorded with its subresource, owning
+	// spec.replicas.
+	var scaleEntry obj
+	mf, _ := field(after, "metadata", "managedFields")
+	for _, m := range mf.([]any) {
+		if m.(obj)["subresource"] == "scale" {
+			scaleEntry = m.(obj)
+		}
+	}
+	if scaleEntry == nil || compact(scaleEntry["fieldsV1"]) != `{"f:spec":{"f:replicas":{}}}` {
+		t.Errorf("managedFields after scaling: %s", compact(mf))
 	}
 
 	t.Run("discovery", func(t *testing.T) {
