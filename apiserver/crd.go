@@ -675,9 +675,8 @@ func (w *crdStore) GuaranteedUpdate(ctx context.Context, key string, allowCreate
 // finalizer, the Terminating condition) and cleans up its objects: when none
 // is left the CRD is deleted at once, otherwise a goroutine finishes the job
 // as their finalizers go. Either way Delete returns the marked CRD without
-// error, so the caller reports the deletion as done; kube-apiserver answers
-// 200 with the terminating CRD instead, and clients wait for the CRD to be
-// gone in both cases.
+// error, and the handler answers it (200 with the terminating CRD, as
+// kube-apiserver does); clients wait for the CRD to be gone.
 func (w *crdStore) Delete(ctx context.Context, key string, pre *storage.Preconditions, validate func(storage.Object) error) (storage.Object, error) {
 	if !isCRDKey(key) {
 		return w.Interface.Delete(ctx, key, pre, validate)

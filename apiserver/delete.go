@@ -279,10 +279,17 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 			}
 			return check(cur)
 		})
-		if err == nil && res.Release != nil {
+		if err != nil {
+			return nil, false, err
+		}
+		if res.Release != nil {
 			res.Release(out)
 		}
-		return out, err == nil, err
+		// A store may mark instead of deleting (a CustomResourceDefinition
+		// waits for its objects to go, crdStore): the response is then the
+		// marked object, as kube-apiserver answers.
+		kept := out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) > 0
+		return out, !kept, nil
 	}
 	out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
 		if err := check(cur); err != nil {

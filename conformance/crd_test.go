@@ -271,8 +271,10 @@ func TestCustomResourceDefinitionDeletion(t *testing.T) {
 	w2["apiVersion"] = group + "/v1"
 	expect(t, e.post(t, base, w2), http.StatusCreated)
 
-	if r := e.del(t, crdPath+"/"+name, nil); r.Code != http.StatusOK {
-		t.Fatalf("delete CRD: %s", r)
+	// The answer is the CRD marked for deletion, with the cleanup finalizer.
+	marked := expect(t, e.del(t, crdPath+"/"+name, nil), http.StatusOK)
+	if str(marked, "kind") != "CustomResourceDefinition" || !has(marked, "metadata", "deletionTimestamp") {
+		t.Errorf("delete CRD answered %s", compact(marked))
 	}
 	// Terminating while an object is held.
 	e.waitCollection(t, base, "the free widget to go and the held one to be marked", 30*time.Second, func(objs map[string]obj) bool {
