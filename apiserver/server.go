@@ -10,6 +10,22 @@
 // through an http.RoundTripper (the fake client does). Close stops its
 // background work and ends every watch.
 //
+// # What it serves
+//
+// Beyond get, list, watch, create, update and delete:
+//
+//   - PATCH as JSON patch, merge patch and strategic merge patch (package
+//     patch), and server-side apply with metadata.managedFields tracked on
+//     every write (package fieldmanager, on structured-merge-diff);
+//   - dryRun=All on every write, and fieldValidation (Warn, Strict, Ignore);
+//   - Table output on get, list and watch (registry printers, CRD printer
+//     columns);
+//   - CustomResourceDefinitions (crd.go): served as soon as they are stored,
+//     validated, pruned and defaulted by their schema (package schema);
+//   - the status and scale subresources;
+//   - finalizers, namespace deletion of all content, and a garbage collector
+//     for ownerReferences (gc.go) with the three propagation policies.
+//
 // # Fidelity
 //
 // Status codes, reasons and messages follow kube-apiserver; testdata/golden
