@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -432,4 +434,38 @@ func TestMarkForDeletion(t *testing.T) {
 func deploymentJSON(name string, replicas int) string {
 	return fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":%d,"selector":{"matchLabels":{"app":%q}},"template":{"metadata":{"labels":{"app":%q}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}}`,
 		name, replicas, name, name)
+}
+
+// With DisableGarbageCollector no collector runs: a dangling dependent stays,
+// and a foreground deletion keeps its owner with the finalizer (as in
+// envtest) until a client removes it.
+func TestGCDisabled(t *testing.T) {
+	srv, err := New(Config{DisableGarbageCollector: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	mustServe(t, srv, "POST", "/api/v1/namespaces", `{"metadata":{"name":"t"}}`, http.StatusCreated)
+	if srv.gc != nil {
+		t.Fatal("a garbage collector runs")
+	}
+	cmWithOwners(t, srv, "orphaned", nil, ownerRef("ConfigMap", "gone", "00000000-0000-0000-0000-000000000001", false))
+	owner := cmWithOwners(t, srv, "owner", nil)
+	cmWithOwners(t, srv, "dep", nil, ownerRef("ConfigMap", "owner", uidOf(owner), true))
+	mustServe(t, srv, "DELETE", "/api/v1/namespaces/t/configmaps/owner?propagationPolicy=Foreground", "", http.StatusOK)
+	// Every write the server makes on its own would come after this one;
+	// with no collector there is none to wait for.
+	if !cmExists(srv, "orphaned") || !cmExists(srv, "dep") || !cmExists(srv, "owner") {
+		t.Error("objects were deleted with the collector off")
+	}
+	req := httptest.NewRequest("PATCH", "/api/v1/namespaces/t/configmaps/owner", strings.NewReader(`{"metadata":{"finalizers":null}}`))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("removing the finalizer: %d %s", rec.Code, rec.Body)
+	}
+	if cmExists(srv, "owner") {
+		t.Error("the owner stayed after its last finalizer was removed")
+	}
 }

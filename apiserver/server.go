@@ -89,6 +89,13 @@ type Config struct {
 	// (default, kube-system, kube-public, kube-node-lease), which New
 	// otherwise creates.
 	SkipSystemNamespaces bool
+	// DisableGarbageCollector turns off the collector of objects whose
+	// owners are gone (gc.go), as in envtest: dependents are then never
+	// deleted for their owners, and a Foreground or Orphan deletion keeps
+	// its owner, finalizer and all, until a client removes the finalizer.
+	// Tests that seed objects owned by objects they do not create may want
+	// it, since the collector deletes such dependents shortly after.
+	DisableGarbageCollector bool
 }
 
 // SystemNamespaces are the namespaces kube-apiserver creates at start; New
@@ -182,7 +189,9 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	// Last, once s.store is final: the collector's goroutine reads it.
-	s.startGC() // stopped by Close (gc.go)
+	if !cfg.DisableGarbageCollector {
+		s.startGC() // stopped by Close (gc.go)
+	}
 	return s, nil
 }
 

@@ -47,6 +47,12 @@ type Options struct {
 	// HistoryWindow is how long old resourceVersions stay readable (default
 	// the server's, 5 minutes).
 	HistoryWindow time.Duration
+	// DisableGarbageCollector turns off the server's garbage collector
+	// (apiserver.Config.DisableGarbageCollector). By default it runs as in
+	// a cluster, so an object seeded with an ownerReference to an object
+	// the test does not create is deleted shortly after; disable it to keep
+	// such objects.
+	DisableGarbageCollector bool
 	// BookmarkInterval is how often an idle watch that allows bookmarks gets
 	// one (default the server's, 1 minute; tests of bookmarks set a few
 	// milliseconds).
@@ -170,6 +176,8 @@ func start(opts Options) (*Fake, error) {
 		NewUID:           opts.NewUID,
 		NameSuffix:       opts.NameSuffix,
 		Logger:           opts.Logger,
+
+		DisableGarbageCollector: opts.DisableGarbageCollector,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fake: starting the server: %w", err)
