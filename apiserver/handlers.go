@@ -373,7 +373,7 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	if err != nil {
 		return nil, metav1.NewUnsupportedMediaType(accepted)
 	}
-	obj := h.res.New()
+	var obj registry.Object
 	switch {
 	case mt.Type == "application" && (mt.Subtype == "json" || mt.Subtype == "yaml"):
 		js := body
@@ -383,18 +383,11 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 				return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type " + h.res.Kind + "): " + err.Error())
 			}
 		}
-		if err := kjson.Unmarshal(js, obj); err != nil {
-			return nil, h.badBody(js, err)
-		}
-		var tm metav1.TypeMeta
-		_ = kjson.Unmarshal(js, &tm)
-		if st := h.checkTypeMeta(tm); st != nil {
-			return nil, st
-		}
-		if st := h.checkFields(js); st != nil {
+		if obj, st = h.decodeJSON(js, func(err error) *metav1.Status { return h.badBody(js, err) }); st != nil {
 			return nil, st
 		}
 	case mt.Type == "application" && mt.Subtype == offerProtobuf.Subtype && h.res.Protobuf:
+		obj = h.res.New()
 		if _, err := codec.UnmarshalProtobuf(body, obj.(codec.ProtoUnmarshaler)); err != nil {
 			msg := err.Error()
 			if errors.Is(err, codec.ErrNotProtobufEnvelope) {
@@ -406,16 +399,54 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	default:
 		return nil, metav1.NewUnsupportedMediaType(accepted)
 	}
-	// Stored objects carry no kind or apiVersion: responses add them, list
-	// items go without, as in kube-apiserver.
+	h.asDecoded(obj)
+	return obj, nil
+}
+
+// decodeJSON decodes a JSON object of the resource (a request body, or the
+// result of a patch or apply): the kind and apiVersion it names, if any, must
+// be the resource's, and fields the resource does not know are handled as
+// fieldValidation says (checkFields; an apply configuration is checked by the
+// field manager instead). onErr words a decoding failure.
+func (h *handler) decodeJSON(data []byte, onErr func(error) *metav1.Status) (registry.Object, *metav1.Status) {
+	obj := h.res.New()
+	unknown, err := kjson.UnmarshalKnown(data, obj)
+	if err != nil {
+		return nil, onErr(err)
+	}
+	var tm metav1.TypeMeta
+	switch o := obj.(type) {
+	case interface{ GetObjectKind() *metav1.TypeMeta }:
+		tm = *o.GetObjectKind()
+	case interface {
+		GetAPIVersion() string
+		GetKind() string
+	}:
+		tm = metav1.TypeMeta{Kind: o.GetKind(), APIVersion: o.GetAPIVersion()}
+	}
+	if st := h.checkTypeMeta(tm); st != nil {
+		return nil, st
+	}
+	// A custom resource's unknown fields are those its schema prunes; a
+	// built-in kind's, members its Go type lacks, which the decode detects.
+	if !h.applying && (unknown || h.res.Custom) {
+		if st := h.checkFields(data); st != nil {
+			return nil, st
+		}
+	}
+	return obj, nil
+}
+
+// asDecoded finishes an object decoded from a client as kube-apiserver does:
+// it drops kind and apiVersion (stored objects carry none: responses add
+// them, list items go without) and applies the resource's defaults.
+func (h *handler) asDecoded(obj registry.Object) {
 	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
 		*k.GetObjectKind() = metav1.TypeMeta{}
 	}
-	// kube-apiserver applies defaults as it decodes a body.
 	if h.res.Default != nil {
 		h.res.Default(obj)
 	}
-	return obj, nil
 }
 
 // badBody words a JSON decoding failure as kube-apiserver does (golden 56),

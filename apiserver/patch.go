@@ -97,22 +97,11 @@ func (h *handler) patch() {
 // decodePatched decodes the result of a patch or apply as a new state of the
 // named object.
 func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
-	obj := h.res.New()
-	if err := kjson.Unmarshal(data, obj); err != nil {
-		return nil, metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
-	}
-	var tm metav1.TypeMeta
-	_ = kjson.Unmarshal(data, &tm)
-	if st := h.checkTypeMeta(tm); st != nil {
+	obj, st := h.decodeJSON(data, func(err error) *metav1.Status {
+		return metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
+	})
+	if st != nil {
 		return nil, st
-	}
-	if !h.applying { // apply configurations are checked against the schema by the field manager
-		if st := h.checkFields(data); st != nil {
-			return nil, st
-		}
-	}
-	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
-		*k.GetObjectKind() = metav1.TypeMeta{}
 	}
 	if obj.GetName() != h.ri.Name {
 		return nil, metav1.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), h.ri.Name))
@@ -120,9 +109,7 @@ func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
 	if st := h.checkNamespace(obj); st != nil {
 		return nil, st
 	}
-	if h.res.Default != nil {
-		h.res.Default(obj)
-	}
+	h.asDecoded(obj)
 	return obj, nil
 }
 
