@@ -53,11 +53,7 @@ func (h *handler) create() {
 			h.res.Release(obj) // give back what prepareCreate reserved (a cluster IP)
 		}
 	}()
-	if st := h.admit(obj, nil); st != nil {
-		h.fail(st)
-		return
-	}
-	if st := h.validate(obj, nil); st != nil {
+	if st := h.admitAndValidate(nil, obj); st != nil {
 		h.fail(st)
 		return
 	}
