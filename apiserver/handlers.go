@@ -492,29 +492,65 @@ func (h *handler) checkNamespace(obj registry.Object) *metav1.Status {
 	return nil
 }
 
-// validate runs name and kind validation; old is nil on create.
+// validate checks a new object (old nil) or the next state of old as
+// kube-apiserver does, and answers 422 with every cause at once.
+//
+// On create that is the kind's own validation: its metadata
+// (registry.ValidateObjectMeta by the kind's rules), then the rest
+// (Resource.Validate). kube-apiserver then checks the metadata once more
+// by the rules every object follows, which a kind's stricter rules have
+// already covered.
+//
+// On update kube-apiserver runs several validations whose errors overlap:
+// the metadata by the rules of every object, as new and as an update; then
+// the kind's update validation, which checks the metadata as an update by
+// its own rules and, for most kinds, again as new, then the rest. Repeated
+// errors are reported once, where they first occur.
 func (h *handler) validate(obj, old registry.Object) *metav1.Status {
+	rules := h.res.Meta
 	var errs metav1.FieldErrors
-	if name := obj.GetName(); name == "" {
-		if old == nil {
-			errs = append(errs, metav1.FieldRequired("metadata.name", "name or generateName is required"))
-		}
-	} else if old == nil {
-		vn := h.res.ValidateName
-		if vn == nil {
-			vn = registry.ValidateDNS1123Subdomain
-		}
-		for _, msg := range vn(name) {
-			errs = append(errs, metav1.FieldInvalid("metadata.name", name, msg))
+	if old == nil {
+		errs = registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)
+	} else {
+		common := registry.MetaRules{Name: registry.NameIsPathSegment}
+		errs = registry.ValidateObjectMeta(obj, h.res.Namespaced, common)
+		errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, common)...)
+		errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
+		if !rules.UpdateOnly {
+			errs = append(errs, registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)...)
 		}
 	}
 	if h.res.Validate != nil {
 		errs = append(errs, h.res.Validate(obj, old)...)
 	}
 	if len(errs) > 0 {
-		return metav1.NewInvalid(h.res.GroupKind(), obj.GetName(), errs)
+		return metav1.NewInvalid(h.res.GroupKind(), obj.GetName(), dedupFieldErrors(errs))
+	}
+	if h.res.Custom {
+		for _, w := range registry.FinalizerWarnings(obj, old) {
+			h.warn(w)
+		}
 	}
 	return nil
+}
+
+// dedupFieldErrors drops the errors equal to an earlier one (same type,
+// field and message).
+func dedupFieldErrors(errs metav1.FieldErrors) metav1.FieldErrors {
+	type key struct {
+		typ         metav1.CauseType
+		field, body string
+	}
+	seen := make(map[key]bool, len(errs))
+	out := errs[:0:0]
+	for _, e := range errs {
+		k := key{e.Type, e.Field, e.ErrorBody()}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // checkNamespaceExists refuses objects in a missing or terminating namespace

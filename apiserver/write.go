@@ -53,17 +53,32 @@ func (h *handler) create() {
 			h.res.Release(obj) // give back what prepareCreate reserved (a cluster IP)
 		}
 	}()
+	ctx := h.r.Context()
+	if h.res.Namespaced && obj.GetNamespace() == "" {
+		// The collection of every namespace takes no create.
+		h.fail(h.checkNamespaceExists(ctx, "", obj.GetName()))
+		return
+	}
 	if st := h.admitAndValidate(nil, obj); st != nil {
 		h.fail(st)
 		return
 	}
-	ctx := h.r.Context()
 	if st := h.checkNamespaceExists(ctx, obj.GetNamespace(), obj.GetName()); st != nil {
 		h.fail(st)
 		return
 	}
 	if h.dryRun(opts.DryRun) {
-		h.s.writeObject(h.w, mt, http.StatusCreated, h.res, obj)
+		// A dry run stores nothing but fails as the write would on a name
+		// that is taken.
+		_, err := h.s.store.Get(ctx, h.key(obj.GetNamespace(), obj.GetName()), storage.ReadOptions{})
+		switch {
+		case err == nil:
+			h.fail(metav1.NewAlreadyExists(h.res.GroupResource(), obj.GetName()))
+		case errors.Is(err, storage.ErrNotFound):
+			h.s.writeObject(h.w, mt, http.StatusCreated, h.res, obj)
+		default:
+			h.fail(h.storageStatus(err, obj.GetName()))
+		}
 		return
 	}
 	created, err := h.storeCreate(ctx, obj, generated)
@@ -83,8 +98,21 @@ func (h *handler) storeCreate(ctx context.Context, obj registry.Object, generate
 		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || !generated || attempt == 4 {
 			return created, err
 		}
-		obj.SetName(obj.GetGenerateName() + h.s.cfg.NameSuffix())
+		obj.SetName(h.generateName(obj.GetGenerateName()))
 	}
+}
+
+// maxGeneratedPrefix is the longest part of a generateName kept in a
+// generated name, so that with the 5 random characters it fits in 63.
+const maxGeneratedPrefix = 63 - 5
+
+// generateName draws a name from a generateName as kube-apiserver does: the
+// prefix, cut to 58 characters, and a random suffix.
+func (h *handler) generateName(prefix string) string {
+	if len(prefix) > maxGeneratedPrefix {
+		prefix = prefix[:maxGeneratedPrefix]
+	}
+	return prefix + h.s.cfg.NameSuffix()
 }
 
 // admit runs the resource's admission checks (nil when it has none).
@@ -98,7 +126,7 @@ func (h *handler) admit(obj, old registry.Object) *metav1.Status {
 // prepareCreate sets the system fields of a new object.
 func (h *handler) prepareCreate(obj registry.Object) {
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {
-		obj.SetName(obj.GetGenerateName() + h.s.cfg.NameSuffix())
+		obj.SetName(h.generateName(obj.GetGenerateName()))
 	}
 	obj.SetUID(h.s.cfg.NewUID())
 	obj.SetCreationTimestamp(metav1.NewTime(h.s.cfg.Now().UTC().Truncate(time.Second)))
@@ -106,9 +134,7 @@ func (h *handler) prepareCreate(obj registry.Object) {
 	obj.SetDeletionGracePeriodSeconds(nil)
 	if h.res.Generation {
 		obj.SetGeneration(1)
-	} else {
-		obj.SetGeneration(0)
-	}
+	} // else the client's, as kube-apiserver keeps it
 	if h.res.PrepareForCreate != nil {
 		h.res.PrepareForCreate(obj)
 	}
@@ -238,9 +264,14 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 			fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.GetUID()))
 	}
 	if h.ri.Sub == "status" {
-		status := next
+		// /status changes the status and, for built-in kinds, some
+		// metadata; the rest is the stored object's.
+		in := next
 		next = h.res.Copy(cur)
-		registry.CopyStatus(next, status)
+		registry.CopyStatus(next, in)
+		if h.res.StatusMetadata != nil {
+			h.res.StatusMetadata(next, in)
+		}
 	} else if h.res.StatusSubresource {
 		registry.CopyStatus(next, cur)
 	}
@@ -259,14 +290,8 @@ func (h *handler) mergeUpdate(cur, in storage.Object) (storage.Object, *metav1.S
 			return nil, st
 		}
 	}
-	if h.res.Generation && !registry.SpecEqual(cur, next) {
+	if h.res.GenerationChanged(cur, next) {
 		next.SetGeneration(cur.GetGeneration() + 1)
-	}
-	if cur.GetDeletionTimestamp() != nil {
-		if added := addedFinalizers(cur.GetFinalizers(), next.GetFinalizers()); len(added) > 0 {
-			return nil, metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldForbidden("metadata.finalizers",
-				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added))})
-		}
 	}
 	if st := h.validate(next, cur); st != nil {
 		return nil, st
@@ -282,21 +307,6 @@ func (h *handler) release(obj registry.Object) {
 	if h.res.Release != nil {
 		h.res.Release(obj)
 	}
-}
-
-// addedFinalizers lists the finalizers of next that old lacks.
-func addedFinalizers(old, next []string) []string {
-	have := map[string]bool{}
-	for _, f := range old {
-		have[f] = true
-	}
-	var added []string
-	for _, f := range next {
-		if !have[f] {
-			added = append(added, f)
-		}
-	}
-	return added
 }
 
 // finishDeletion removes an object whose deletion was waiting on finalizers

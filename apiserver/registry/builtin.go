@@ -60,7 +60,8 @@ func BuiltinWith(opts Options) (*Registry, error) {
 
 func builtins(opts Options, svc services) []*Resource {
 	pods := Typed[corev1.Pod](&Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
-		Categories: []string{"all"}, StatusSubresource: true, SelectableFields: podFields, Validate: validatePod,
+		Categories: []string{"all"}, StatusSubresource: true, Generation: true, SelectableFields: podFields, Validate: validatePod,
+		Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(true, false),
 		Default: defaultPod,
 		PrepareForCreate: func(o Object) {
 			defaultPod(o)
@@ -78,16 +79,19 @@ func builtins(opts Options, svc services) []*Resource {
 		return forbidden(pods, o, checkPodCreate(o.(*corev1.Pod)))
 	}
 	return []*Resource{
-		Typed[corev1.ConfigMap](&Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}}),
+		Typed[corev1.ConfigMap](&Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"},
+			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateConfigMap}),
 		Typed[corev1.Event](&Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
-			SelectableFields: eventFields}),
+			SelectableFields: eventFields, Meta: builtinMeta(NameIsPathSegment)}),
 		Typed[corev1.Namespace](&Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace", ShortNames: []string{"ns"},
-			StatusSubresource: true, ValidateName: ValidateDNS1123Label, PrepareForCreate: prepareNamespace,
+			StatusSubresource: true, Meta: builtinMeta(NameIsDNSLabel), Validate: validateNamespace,
+			StatusMetadata: statusMetadata(false, false), PrepareForCreate: prepareNamespace,
 			Default: defaultNamespace, PrepareForUpdate: func(o, _ Object) { defaultNamespace(o) },
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}}),
 		Typed[corev1.Node](&Resource{Version: "v1", Resource: "nodes", Kind: "Node", ShortNames: []string{"no"}, StatusSubresource: true,
+			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
 			},
@@ -99,6 +103,7 @@ func builtins(opts Options, svc services) []*Resource {
 			PrepareForUpdate: func(o, _ Object) { defaultNodeSpec(o.(*corev1.Node)) }}),
 		pods,
 		Typed[corev1.Secret](&Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
+			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateSecret,
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"type": string(o.(*corev1.Secret).Type)}
 			},
@@ -106,20 +111,23 @@ func builtins(opts Options, svc services) []*Resource {
 			PrepareForCreate: defaultSecret,
 			PrepareForUpdate: func(o, _ Object) { defaultSecret(o) }}),
 		Typed[corev1.ServiceAccount](&Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
-			ShortNames: []string{"sa"}}),
+			ShortNames: []string{"sa"}, Meta: builtinMeta(NameIsDNSSubdomain)}),
 		Typed[corev1.Service](&Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"},
-			Categories: []string{"all"}, StatusSubresource: true, ValidateName: ValidateDNS1035Label,
-			Default: defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
+			Categories: []string{"all"}, StatusSubresource: true, Meta: builtinMeta(NameIsDNSLabel),
+			StatusMetadata: statusMetadata(false, false),
+			Default:        defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
 			Validate: svc.validate, Release: svc.release}),
 		Typed[appsv1.Deployment](&Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
+			GenerationOnAnnotations: true, Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
 			Validate: validateDeployment, Default: defaultDeployment,
 			PrepareForCreate: func(o Object) {
 				defaultDeployment(o)
 				ResetStatus(o)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
-		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}),
+		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true,
+			Meta: MetaRules{Kube: true, UpdateOnly: true}}),
 	}
 }
 

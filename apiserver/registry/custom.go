@@ -67,6 +67,7 @@ func CustomResource(crd *apiextensionsv1.CustomResourceDefinition, version strin
 		Categories: append([]string(nil), names.Categories...),
 		Generation: true,
 		Custom:     true,
+		Meta:       MetaRules{UpdateOnly: true},
 	}
 	if storage != version {
 		r.StorageVersion = storage

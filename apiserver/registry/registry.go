@@ -38,6 +38,7 @@ package registry
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -46,6 +47,7 @@ import (
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
+	"github.com/kapi-dev/kapi/apiserver/schema"
 	"github.com/kapi-dev/kapi/codec"
 )
 
@@ -66,8 +68,13 @@ type Resource struct {
 	// resource keep the stored status, updates of /status change only status.
 	StatusSubresource bool
 	// Generation means the object's metadata.generation starts at 1 and is
-	// bumped whenever its spec changes.
+	// bumped whenever its spec changes (GenerationChanged). Without it, the
+	// generation a client sets on create is kept and never changes.
 	Generation bool
+	// GenerationOnAnnotations makes a change of annotations bump the
+	// generation too (deployments: their annotations are copied to their
+	// replica sets).
+	GenerationOnAnnotations bool
 	// AllowCreateOnUpdate lets PUT create a missing object.
 	AllowCreateOnUpdate bool
 	// Protobuf means objects can be served and accepted as protobuf.
@@ -80,10 +87,19 @@ type Resource struct {
 	// SelectableFields are the field selector fields beyond metadata.name and
 	// metadata.namespace, with their values for an object.
 	SelectableFields func(Object) map[string]string
-	// ValidateName checks metadata.name (DNS-1123 subdomain by default).
-	ValidateName func(name string) []string
-	// Validate checks a new or updated object; old is nil on create.
+	// Meta says how the kind's own validation checks metadata: the rule
+	// for names (DNS-1123 subdomain by default), whether finalizers follow
+	// the built-in groups' rule. Every kind's metadata is also checked as
+	// kube-apiserver checks any object's (ValidateObjectMeta).
+	Meta MetaRules
+	// Validate checks a new or updated object beyond its metadata; old is
+	// nil on create.
 	Validate func(obj, old Object) metav1.FieldErrors
+	// StatusMetadata, when set, copies from in to next the metadata that an
+	// update of /status may change (next is the stored object with the new
+	// status). Nil means a /status update changes no metadata, as for
+	// custom resources.
+	StatusMetadata func(next, in Object)
 	// Default fills in the defaults kube-apiserver applies when it decodes a
 	// request body (the SetDefaults_* functions of k8s.io/kubernetes, and
 	// what its v1 conversion does, such as folding a Secret's stringData into
@@ -400,6 +416,32 @@ func SpecEqual(a, b Object) bool {
 		return true
 	}
 	return reflect.DeepEqual(fa.Interface(), fb.Interface())
+}
+
+// GenerationChanged reports whether an update from old to next bumps the
+// generation, as kube-apiserver's strategies decide: a kind with Generation
+// on a change of its spec (and, with GenerationOnAnnotations, of its
+// annotations); a custom resource on a change of anything but metadata and,
+// when it has a status subresource, status.
+func (r *Resource) GenerationChanged(old, next Object) bool {
+	if !r.Generation {
+		return false
+	}
+	if !SpecEqual(old, next) {
+		return true
+	}
+	if r.Custom && !r.StatusSubresource {
+		ua, _ := old.(*unstructured.Unstructured)
+		ub, _ := next.(*unstructured.Unstructured)
+		if ua != nil && ub != nil {
+			x, okx := ua.Object["status"]
+			y, oky := ub.Object["status"]
+			if okx != oky || (okx && !schema.Equal(x, y)) {
+				return true
+			}
+		}
+	}
+	return r.GenerationOnAnnotations && !maps.Equal(old.GetAnnotations(), next.GetAnnotations())
 }
 
 // CopyStatus sets dst's status to src's (no-op for kinds without status;

@@ -55,14 +55,17 @@ func UnmarshalDecode(dec *jsontext.Decoder, v any) error {
 func MarshalEncode(enc *jsontext.Encoder, v any) error { return json.MarshalEncode(enc, v, Options) }
 
 // rejectUnknown are Options that refuse object members the Go type does not
-// declare, with v2 error semantics (no separate validation pass).
-var rejectUnknown = json.JoinOptions(Options, json.RejectUnknownMembers(true), jsonv1.ReportErrorsWithLegacySemantics(false))
+// declare and duplicate names, with v2 error semantics (no separate
+// validation pass).
+var rejectUnknown = json.JoinOptions(Options, json.RejectUnknownMembers(true), jsonv1.ReportErrorsWithLegacySemantics(false),
+	jsontext.AllowDuplicateNames(false))
 
 // UnmarshalKnown decodes b into v as Unmarshal does. maybeUnknown is false
-// when b certainly holds no member v's type does not declare: the usual case,
-// in which b is decoded once. Otherwise (unknown members, or any error) b is
-// decoded once more with Unmarshal, so that v and the error are exactly
-// Unmarshal's, and maybeUnknown is true when that succeeds.
+// when b certainly holds no member v's type does not declare and no name
+// twice in an object: the usual case, in which b is decoded once. Otherwise
+// (unknown members, duplicate names, or any error) b is decoded once more
+// with Unmarshal, so that v and the error are exactly Unmarshal's, and
+// maybeUnknown is true when that succeeds.
 func UnmarshalKnown(b []byte, v any) (maybeUnknown bool, err error) {
 	if json.Unmarshal(b, v, rejectUnknown) == nil {
 		return false, nil
