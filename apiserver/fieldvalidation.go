@@ -2,39 +2,73 @@ package apiserver
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/patch"
 	"github.com/kapi-dev/kapi/apiserver/schema"
+	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
-// checkFields applies the request's fieldValidation to the fields of data
-// (a JSON request body, or the result of a patch) that the resource does not
-// know, as kube-apiserver does: Ignore drops them silently, Warn (the
-// default) drops them with a Warning header per field (golden 87), Strict
-// refuses the request (400). Decoding then drops them.
-func (h *handler) checkFields(data []byte) *metav1.Status {
+// checkFields applies the request's fieldValidation to data (a JSON request
+// body, or the result of a patch), as kube-apiserver does: the fields the
+// resource does not know and the names an object repeats (and the
+// duplicates of a patch body, h.patchDuplicates) are dropped silently with
+// Ignore, dropped with a Warning header each with Warn (the default, golden
+// 87; the last of repeated names wins), and refuse the request with Strict:
+// a 400 for a body, a 422 naming the patched object for a patch. The
+// problems are listed in document order, a patch body's duplicates first.
+// Decoding then drops the unknown fields.
+func (h *handler) checkFields(data []byte, patched bool) *metav1.Status {
 	mode := h.r.URL.Query().Get("fieldValidation")
 	if mode == metav1.FieldValidationIgnore {
 		return nil
 	}
-	unknown := h.unknownFields(data)
-	if len(unknown) == 0 {
+	msgs := h.fieldProblems(data)
+	if len(msgs) == 0 {
 		return nil
 	}
-	msgs := make([]string, len(unknown))
-	for i, f := range unknown {
-		msgs[i] = fmt.Sprintf("unknown field %q", f)
-	}
 	if mode == metav1.FieldValidationStrict {
-		return metav1.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+		msg := "strict decoding error: " + strings.Join(msgs, ", ")
+		if patched {
+			return metav1.NewInvalid(metav1.GroupKind{}, "", metav1.FieldErrors{metav1.FieldInvalid("patch", string(data), msg)})
+		}
+		return metav1.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", h.res.Kind, h.res.Version, h.res.Kind, msg))
 	}
 	for _, m := range msgs {
 		h.warn(m)
 	}
 	return nil
+}
+
+// fieldProblems lists the repeated names and unknown fields of data in
+// document order, after the duplicates of the patch body, as
+// kube-apiserver's strict decoding words them.
+func (h *handler) fieldProblems(data []byte) []string {
+	var msgs []string
+	for _, d := range h.patchDuplicates {
+		msgs = append(msgs, fmt.Sprintf("duplicate field %q", d))
+	}
+	unknown := map[string]bool{}
+	for _, f := range h.unknownFields(data) {
+		unknown[f] = true
+	}
+	_ = kjson.WalkNames(data, func(path string, dup bool) {
+		switch {
+		case dup:
+			msgs = append(msgs, fmt.Sprintf("duplicate field %q", path))
+		case unknown[path]:
+			delete(unknown, path)
+			msgs = append(msgs, fmt.Sprintf("unknown field %q", path))
+		}
+	})
+	for _, f := range slices.Sorted(maps.Keys(unknown)) { // not met by the walk: none expected
+		msgs = append(msgs, fmt.Sprintf("unknown field %q", f))
+	}
+	return msgs
 }
 
 // unknownFields lists the fields of data the resource does not know: those

@@ -34,6 +34,9 @@ type handler struct {
 	applying bool
 	// warned holds the Warning messages sent (fieldvalidation.go).
 	warned map[string]bool
+	// patchDuplicates are the names a merge or strategic merge patch body
+	// repeats in an object, reported with the patched object's fields.
+	patchDuplicates []string
 }
 
 func (h *handler) serve() {
@@ -383,7 +386,7 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 				return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type " + h.res.Kind + "): " + err.Error())
 			}
 		}
-		if obj, st = h.decodeJSON(js, func(err error) *metav1.Status { return h.badBody(js, err) }); st != nil {
+		if obj, st = h.decodeJSON(js, false, func(err error) *metav1.Status { return h.badBody(js, err) }); st != nil {
 			return nil, st
 		}
 	case mt.Type == "application" && mt.Subtype == offerProtobuf.Subtype && h.res.Protobuf:
@@ -407,8 +410,9 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 // result of a patch or apply): the kind and apiVersion it names, if any, must
 // be the resource's, and fields the resource does not know are handled as
 // fieldValidation says (checkFields; an apply configuration is checked by the
-// field manager instead). onErr words a decoding failure.
-func (h *handler) decodeJSON(data []byte, onErr func(error) *metav1.Status) (registry.Object, *metav1.Status) {
+// field manager instead); patched tells the result of a patch from a body.
+// onErr words a decoding failure.
+func (h *handler) decodeJSON(data []byte, patched bool, onErr func(error) *metav1.Status) (registry.Object, *metav1.Status) {
 	obj := h.res.New()
 	unknown, err := kjson.UnmarshalKnown(data, obj)
 	if err != nil {
@@ -429,8 +433,8 @@ func (h *handler) decodeJSON(data []byte, onErr func(error) *metav1.Status) (reg
 	}
 	// A custom resource's unknown fields are those its schema prunes; a
 	// built-in kind's, members its Go type lacks, which the decode detects.
-	if !h.applying && (unknown || h.res.Custom) {
-		if st := h.checkFields(data); st != nil {
+	if !h.applying && (unknown || h.res.Custom || len(h.patchDuplicates) > 0) {
+		if st := h.checkFields(data, patched); st != nil {
 			return nil, st
 		}
 	}

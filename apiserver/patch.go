@@ -79,6 +79,12 @@ func (h *handler) patch() {
 		h.apply(mt, body, opts)
 		return
 	}
+	if (ctype == codec.MediaTypeMergePatch || ctype == codec.MediaTypeStrategicMergePatch) &&
+		h.r.URL.Query().Get("fieldValidation") != metav1.FieldValidationIgnore {
+		// A repeated name in the patch body is lost once applied; it is
+		// reported with the patched object's problems.
+		h.patchDuplicates, _ = kjson.DuplicateNames(body)
+	}
 	typ := reflect.TypeOf(h.res.New()).Elem()
 	want := func(cur storage.Object) (registry.Object, *metav1.Status) {
 		doc, err := kjson.Marshal(h.res.WithTypeMeta(cur))
@@ -97,7 +103,7 @@ func (h *handler) patch() {
 // decodePatched decodes the result of a patch or apply as a new state of the
 // named object.
 func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
-	obj, st := h.decodeJSON(data, func(err error) *metav1.Status {
+	obj, st := h.decodeJSON(data, true, func(err error) *metav1.Status {
 		return metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
 	})
 	if st != nil {

@@ -42,6 +42,9 @@ var (
 
 func maxLen(n int) string { return "must be no more than " + strconv.Itoa(n) + " characters" }
 
+// maxBytes is maxLen as the checks of label keys and values word it.
+func maxBytes(n int) string { return "must be no more than " + strconv.Itoa(n) + " bytes" }
+
 // regexMessage words a format violation as kube-apiserver does: the rule,
 // the examples, the regular expression.
 func regexMessage(rule, format string, examples ...string) string {
@@ -63,7 +66,9 @@ func regexMessage(rule, format string, examples ...string) string {
 
 // ValidateDNS1123Subdomain checks a name such as "my.config-1" and returns
 // Kubernetes' messages for what is wrong with it.
-func ValidateDNS1123Subdomain(name string) []string {
+func ValidateDNS1123Subdomain(name string) []string { return dns1123Subdomain(name, maxLen) }
+
+func dns1123Subdomain(name string, maxLen func(int) string) []string {
 	var errs []string
 	if len(name) > MaxDNS1123SubdomainLength {
 		errs = append(errs, maxLen(MaxDNS1123SubdomainLength))
@@ -124,7 +129,7 @@ func ValidateQualifiedName(value string) []string {
 		if prefix == "" {
 			errs = append(errs, "prefix part must be non-empty")
 		} else {
-			for _, msg := range ValidateDNS1123Subdomain(prefix) {
+			for _, msg := range dns1123Subdomain(prefix, maxBytes) {
 				errs = append(errs, "prefix part "+msg)
 			}
 		}
@@ -135,7 +140,7 @@ func ValidateQualifiedName(value string) []string {
 	if name == "" {
 		errs = append(errs, "name part must be non-empty")
 	} else if len(name) > MaxQualifiedNameLength {
-		errs = append(errs, "name part "+maxLen(MaxQualifiedNameLength))
+		errs = append(errs, "name part "+maxBytes(MaxQualifiedNameLength))
 	}
 	if !qualifiedNameRe.MatchString(name) {
 		errs = append(errs, "name part "+regexMessage(nameRule, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
@@ -148,7 +153,7 @@ func ValidateQualifiedName(value string) []string {
 func ValidateLabelValue(value string) []string {
 	var errs []string
 	if len(value) > MaxLabelValueLength {
-		errs = append(errs, maxLen(MaxLabelValueLength))
+		errs = append(errs, maxBytes(MaxLabelValueLength))
 	}
 	if !labelValueRe.MatchString(value) {
 		errs = append(errs, regexMessage("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "+

@@ -15,6 +15,23 @@ import (
 // by ".", list items by "[i]" ("metadata.labels.a", "spec.containers[0].name").
 // A value that is not JSON is an error.
 func DuplicateNames(b []byte) ([]string, error) {
+	var dups []string
+	err := WalkNames(b, func(path string, dup bool) {
+		if dup {
+			dups = append(dups, path)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dups, nil
+}
+
+// WalkNames calls visit with the path of every object member of the JSON
+// value b, in document order (paths as DuplicateNames writes them); dup
+// tells that the same object had the name before. A value that is not JSON
+// is an error, after the members before the fault were visited.
+func WalkNames(b []byte, visit func(path string, dup bool)) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	type frame struct {
 		path   string
@@ -24,7 +41,6 @@ func DuplicateNames(b []byte) ([]string, error) {
 		name   string          // the member whose value comes next
 	}
 	var stack []*frame
-	var dups []string
 	// child is the path of the value about to be read in the innermost
 	// container.
 	child := func() string {
@@ -53,13 +69,11 @@ func DuplicateNames(b []byte) ([]string, error) {
 		if n := len(stack); n > 0 && stack[n-1].object && dec.PeekKind() == '"' {
 			tok, err := dec.ReadToken()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			f := stack[n-1]
 			f.name = tok.String()
-			if f.seen[f.name] {
-				dups = append(dups, child())
-			}
+			visit(child(), f.seen[f.name])
 			f.seen[f.name] = true
 		}
 		kind := dec.PeekKind()
@@ -67,7 +81,7 @@ func DuplicateNames(b []byte) ([]string, error) {
 		case '{', '[':
 			path := child()
 			if _, err := dec.ReadToken(); err != nil {
-				return nil, err
+				return err
 			}
 			f := &frame{path: path, object: kind == '{'}
 			if f.object {
@@ -76,7 +90,7 @@ func DuplicateNames(b []byte) ([]string, error) {
 			stack = append(stack, f)
 		case '}', ']':
 			if _, err := dec.ReadToken(); err != nil {
-				return nil, err
+				return err
 			}
 			stack = stack[:len(stack)-1]
 			done()
@@ -85,7 +99,7 @@ func DuplicateNames(b []byte) ([]string, error) {
 				if errors.Is(err, io.EOF) {
 					err = io.ErrUnexpectedEOF
 				}
-				return nil, err
+				return err
 			}
 			done()
 		}
@@ -94,9 +108,9 @@ func DuplicateNames(b []byte) ([]string, error) {
 				if err == nil {
 					err = errors.New("kjson: data after the top-level value")
 				}
-				return nil, err
+				return err
 			}
-			return dups, nil
+			return nil
 		}
 	}
 }
