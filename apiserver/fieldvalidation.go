@@ -11,6 +11,7 @@ import (
 	"github.com/kapi-dev/kapi/apiserver/patch"
 	"github.com/kapi-dev/kapi/apiserver/schema"
 	"github.com/kapi-dev/kapi/internal/kjson"
+	"sigs.k8s.io/yaml"
 )
 
 // checkFields applies the request's fieldValidation to data (a JSON request
@@ -20,7 +21,8 @@ import (
 // Ignore, dropped with a Warning header each with Warn (the default, golden
 // 87; the last of repeated names wins), and refuse the request with Strict:
 // a 400 for a body, a 422 naming the patched object for a patch. The
-// problems are listed in document order, a patch body's duplicates first.
+// problems are listed in document order, a patch body's duplicates first,
+// a YAML body's repeated keys (checkYAMLDuplicates) before all.
 // Decoding then drops the unknown fields.
 func (h *handler) checkFields(data []byte, patched bool) *metav1.Status {
 	mode := h.r.URL.Query().Get("fieldValidation")
@@ -28,20 +30,47 @@ func (h *handler) checkFields(data []byte, patched bool) *metav1.Status {
 		return nil
 	}
 	msgs := h.fieldProblems(data)
-	if len(msgs) == 0 {
+	if len(msgs) == 0 && h.yamlDuplicates == "" {
 		return nil
 	}
 	if mode == metav1.FieldValidationStrict {
+		if h.yamlDuplicates != "" {
+			msgs = append([]string{h.yamlDuplicates}, msgs...)
+		}
 		msg := "strict decoding error: " + strings.Join(msgs, ", ")
 		if patched {
 			return metav1.NewInvalid(metav1.GroupKind{}, "", metav1.FieldErrors{metav1.FieldInvalid("patch", string(data), msg)})
 		}
 		return metav1.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", h.res.Kind, h.res.Version, h.res.Kind, msg))
 	}
+	if h.yamlDuplicates != "" {
+		for _, line := range strings.Split(h.yamlDuplicates, "\n")[1:] {
+			h.warn(strings.TrimSpace(line))
+		}
+	}
 	for _, m := range msgs {
 		h.warn(m)
 	}
 	return nil
+}
+
+// yamlUnmarshalErrors is how the YAML library starts the list of keys a
+// YAML document repeats.
+const yamlUnmarshalErrors = "yaml: unmarshal errors:\n"
+
+// checkYAMLDuplicates remembers, unless fieldValidation is Ignore, the keys
+// a YAML body repeats in a mapping ("yaml: unmarshal errors:\n  line 3: key
+// \"name\" already set in map"), which converting it to JSON loses (the
+// last value wins), for checkFields.
+func (h *handler) checkYAMLDuplicates(body []byte) {
+	if h.r.URL.Query().Get("fieldValidation") == metav1.FieldValidationIgnore {
+		return
+	}
+	if _, err := yaml.YAMLToJSONStrict(body); err != nil {
+		if _, msg, ok := strings.Cut(err.Error(), yamlUnmarshalErrors); ok {
+			h.yamlDuplicates = yamlUnmarshalErrors + msg
+		}
+	}
 }
 
 // fieldProblems lists the repeated names and unknown fields of data in

@@ -37,6 +37,9 @@ type handler struct {
 	// patchDuplicates are the names a merge or strategic merge patch body
 	// repeats in an object, reported with the patched object's fields.
 	patchDuplicates []string
+	// yamlDuplicates is the YAML library's list of the keys a YAML body
+	// repeats (fieldvalidation.go).
+	yamlDuplicates string
 }
 
 func (h *handler) serve() {
@@ -385,6 +388,7 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 			if js, err = yamlToJSON(body); err != nil {
 				return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type " + h.res.Kind + "): " + err.Error())
 			}
+			h.checkYAMLDuplicates(body)
 		}
 		if obj, st = h.decodeJSON(js, false, func(err error) *metav1.Status { return h.badBody(js, err) }); st != nil {
 			return nil, st
@@ -433,7 +437,7 @@ func (h *handler) decodeJSON(data []byte, patched bool, onErr func(error) *metav
 	}
 	// A custom resource's unknown fields are those its schema prunes; a
 	// built-in kind's, members its Go type lacks, which the decode detects.
-	if !h.applying && (unknown || h.res.Custom || len(h.patchDuplicates) > 0) {
+	if !h.applying && (unknown || h.res.Custom || len(h.patchDuplicates) > 0 || h.yamlDuplicates != "") {
 		if st := h.checkFields(data, patched); st != nil {
 			return nil, st
 		}
