@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/fieldmanager"
@@ -22,6 +23,17 @@ func (h *handler) apply(mt codec.MediaType, body []byte, opts metav1.PatchOption
 	if err != nil {
 		h.fail(metav1.NewBadRequest("error decoding YAML: " + err.Error()))
 		return
+	}
+	// Keys the configuration repeats are refused or warned about as
+	// fieldValidation says, in the YAML library's words.
+	if h.checkYAMLDuplicates(body); h.yamlDuplicates != "" {
+		if h.r.URL.Query().Get("fieldValidation") == metav1.FieldValidationStrict {
+			h.fail(metav1.NewBadRequest("error strict decoding patch: error converting YAML to JSON: " + h.yamlDuplicates))
+			return
+		}
+		for _, line := range strings.Split(h.yamlDuplicates, "\n")[1:] {
+			h.warn(strings.TrimSpace(line))
+		}
 	}
 	applied, err := decodeJSONObject(js)
 	if err != nil || applied == nil {

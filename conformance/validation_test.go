@@ -507,3 +507,23 @@ func TestValidationDuplicateFields(t *testing.T) {
 		}
 	})
 }
+
+// TestValidationDuplicateFieldsApply checks an apply configuration that
+// repeats a key: Strict refuses it, Warn warns and the last value wins.
+func TestValidationDuplicateFieldsApply(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"1","k":"2"}}`
+	path := cmPath(ns, "a") + q("fieldManager", "validation")
+	checkStatus(t, e.patch(t, path+"&fieldValidation=Strict", applyPatch, body), http.StatusBadRequest, "BadRequest",
+		"error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 1: key \"k\" already set in map")
+	r := e.patch(t, path, applyPatch, body)
+	o := expect(t, r, http.StatusCreated)
+	if w := r.Header.Values("Warning"); len(w) != 1 || w[0] != `299 - "line 1: key \"k\" already set in map"` {
+		t.Errorf("Warning headers %q", w)
+	}
+	if str(o, "data", "k") != "2" {
+		t.Errorf("data %s", compact(o["data"]))
+	}
+}
