@@ -512,8 +512,10 @@ func (h *handler) checkNamespace(obj registry.Object) *metav1.Status {
 // On update kube-apiserver runs several validations whose errors overlap:
 // the metadata by the rules of every object, as new and as an update; then
 // the kind's update validation, which checks the metadata as an update by
-// its own rules and, for most kinds, again as new, then the rest. Repeated
-// errors are reported once, where they first occur.
+// its own rules and, for most kinds, again as new, then the rest. For
+// built-in kinds repeated errors are reported once, where they first
+// occur; for custom resources each time (kube-apiserver's answers differ
+// so).
 func (h *handler) validate(obj, old registry.Object) *metav1.Status {
 	rules := h.res.Meta
 	var errs metav1.FieldErrors
@@ -523,8 +525,14 @@ func (h *handler) validate(obj, old registry.Object) *metav1.Status {
 		common := registry.MetaRules{Name: registry.NameIsPathSegment}
 		errs = registry.ValidateObjectMeta(obj, h.res.Namespaced, common)
 		errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, common)...)
-		errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
-		if !rules.UpdateOnly {
+		switch {
+		case rules.UpdateOnly:
+			errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
+		case rules.NewFirst:
+			errs = append(errs, registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)...)
+			errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
+		default:
+			errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
 			errs = append(errs, registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)...)
 		}
 	}
@@ -532,7 +540,10 @@ func (h *handler) validate(obj, old registry.Object) *metav1.Status {
 		errs = append(errs, h.res.Validate(obj, old)...)
 	}
 	if len(errs) > 0 {
-		return metav1.NewInvalid(h.res.GroupKind(), obj.GetName(), dedupFieldErrors(errs))
+		if !h.res.Custom { // a custom resource's repeat, as in kube-apiserver
+			errs = dedupFieldErrors(errs)
+		}
+		return metav1.NewInvalid(h.res.GroupKind(), obj.GetName(), errs)
 	}
 	if h.res.Custom {
 		for _, w := range registry.FinalizerWarnings(obj, old) {

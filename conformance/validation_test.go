@@ -182,6 +182,11 @@ func TestValidation(t *testing.T) {
 		{name: "node-namespace", path: "/api/v1/nodes", kind: "Node", obj: "Abc",
 			body:   obj{"metadata": obj{"name": "Abc", "namespace": "x"}},
 			causes: []cause{invalidValue("metadata.name", `"Abc"`, msgSubdomain)}},
+		{name: "crd", path: crdPath, kind: "CustomResourceDefinition.apiextensions.k8s.io", obj: "things.x.validation.kapi.dev",
+			body: obj{"metadata": obj{"name": "things.x.validation.kapi.dev", "labels": obj{"bad key": "v"}, "finalizers": []any{"foo"}},
+				"spec": obj{"group": "x.validation.kapi.dev", "scope": "Namespaced", "names": obj{"plural": "things", "kind": "Thing"},
+					"versions": []any{obj{"name": "v1", "served": true, "storage": true, "schema": obj{"openAPIV3Schema": obj{"type": "object"}}}}}},
+			causes: []cause{invalidValue("metadata.labels", `"bad key"`, msgNamePart)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -525,5 +530,63 @@ func TestValidationDuplicateFieldsApply(t *testing.T) {
 	}
 	if str(o, "data", "k") != "2" {
 		t.Errorf("data %s", compact(o["data"]))
+	}
+}
+
+// TestValidationUpdateKinds checks the order of the causes of an update
+// whose metadata breaks several rules, kind by kind: kube-apiserver checks
+// an update's metadata in passes whose order and rules differ by kind, and
+// repeats a custom resource's causes.
+func TestValidationUpdateKinds(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	e.ensureDefaultServiceAccount(t, ns)
+	group, gadgets := e.createGadgets(t, true)
+	node := "validation-" + randomSuffix()
+	nsp := "/api/v1/namespaces/" + ns
+	creates := []struct {
+		path string
+		body obj
+	}{
+		{nsp + "/pods", pod("p", "", nil)},
+		{"/apis/apps/v1/namespaces/" + ns + "/deployments", deployment("d", 0)},
+		{"/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", obj{"metadata": obj{"name": "l"}}},
+		{nsp + "/services", obj{"metadata": obj{"name": "s"}, "spec": obj{"ports": []any{obj{"port": 80}}}}},
+		{nsp + "/events", obj{"metadata": obj{"name": "ev"}, "involvedObject": obj{"namespace": ns}}},
+		{nsp + "/serviceaccounts", obj{"metadata": obj{"name": "sa"}}},
+		{nsp + "/secrets", obj{"metadata": obj{"name": "sec"}}},
+		{"/api/v1/nodes", obj{"metadata": obj{"name": node}}},
+		{gadgets, gadget(group, "g", 1)},
+	}
+	for _, c := range creates {
+		expect(t, e.post(t, c.path, c.body), http.StatusCreated)
+	}
+	t.Cleanup(func() { e.del(t, "/api/v1/nodes/"+node, nil) })
+
+	patch := `{"metadata":{"labels":{"bad key":"v"},"finalizers":["foo"],"generateName":"X_","annotations":{"Bad Ann":"x"}}}`
+	label := invalidValue("metadata.labels", `"bad key"`, msgNamePart)
+	ann := invalidValue("metadata.annotations", `"Bad Ann"`, msgNamePart)
+	fin := invalidValue("metadata.finalizers[0]", `"foo"`, msgNotStd)
+	genSub := invalidValue("metadata.generateName", `"X_"`, msgSubdomain)
+	genLabel := invalidValue("metadata.generateName", `"X_"`, msgLabel)
+	for _, tc := range []struct {
+		path, kind, name string
+		causes           []cause
+	}{
+		{nsp + "/pods/p", "Pod", "p", []cause{label, ann, fin, genSub}},
+		{"/apis/apps/v1/namespaces/" + ns + "/deployments/d", "Deployment.apps", "d", []cause{label, ann, fin}},
+		{"/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/l", "Lease.coordination.k8s.io", "l", []cause{label, ann}},
+		{nsp + "/services/s", "Service", "s", []cause{label, ann, fin}},
+		{nsp + "/events/ev", "Event", "ev", []cause{label, ann}},
+		{nsp + "/serviceaccounts/sa", "ServiceAccount", "sa", []cause{label, ann, fin, genSub}},
+		{nsp + "/secrets/sec", "Secret", "sec", []cause{label, ann, fin, genSub}},
+		{"/api/v1/nodes/" + node, "Node", node, []cause{label, ann, genSub, fin}},
+		{nsp, "Namespace", ns, []cause{label, ann, genLabel, fin}},
+		{gadgets + "/g", "Gadget." + group, "g", []cause{label, ann, label, ann, label, ann}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			checkInvalid(t, e.patch(t, tc.path+q("dryRun", "All"), mergePatch, patch), tc.kind, tc.name, tc.causes...)
+		})
 	}
 }

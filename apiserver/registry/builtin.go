@@ -82,16 +82,16 @@ func builtins(opts Options, svc services) []*Resource {
 		Typed[corev1.ConfigMap](&Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"},
 			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateConfigMap}),
 		Typed[corev1.Event](&Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
-			SelectableFields: eventFields, Meta: builtinMeta(NameIsPathSegment)}),
+			SelectableFields: eventFields, Meta: MetaRules{Name: NameIsPathSegment}}),
 		Typed[corev1.Namespace](&Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace", ShortNames: []string{"ns"},
-			StatusSubresource: true, Meta: builtinMeta(NameIsDNSLabel), Validate: validateNamespace,
+			StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace,
 			StatusMetadata: statusMetadata(false, false), PrepareForCreate: prepareNamespace,
 			Default: defaultNamespace, PrepareForUpdate: func(o, _ Object) { defaultNamespace(o) },
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}}),
 		Typed[corev1.Node](&Resource{Version: "v1", Resource: "nodes", Kind: "Node", ShortNames: []string{"no"}, StatusSubresource: true,
-			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
+			Meta: MetaRules{Kube: true, NewFirst: true}, StatusMetadata: statusMetadata(false, false),
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
 			},
@@ -113,7 +113,7 @@ func builtins(opts Options, svc services) []*Resource {
 		Typed[corev1.ServiceAccount](&Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
 			ShortNames: []string{"sa"}, Meta: builtinMeta(NameIsDNSSubdomain)}),
 		Typed[corev1.Service](&Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"},
-			Categories: []string{"all"}, StatusSubresource: true, Meta: builtinMeta(NameIsDNSLabel),
+			Categories: []string{"all"}, StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
 			StatusMetadata: statusMetadata(false, false),
 			Default:        defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
 			Validate: svc.validate, Release: svc.release}),
@@ -127,7 +127,7 @@ func builtins(opts Options, svc services) []*Resource {
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
 		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true,
-			Meta: MetaRules{Kube: true, UpdateOnly: true}}),
+			Meta: MetaRules{UpdateOnly: true}}),
 	}
 }
 

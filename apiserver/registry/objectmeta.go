@@ -39,6 +39,10 @@ type MetaRules struct {
 	// coordination kinds, custom resources): a generateName set by an
 	// update then only has to fit in a URL.
 	UpdateOnly bool
+	// NewFirst means the kind's validation of an update checks the
+	// metadata as a new object's before checking it as an update (nodes,
+	// namespaces); most kinds do it the other way round.
+	NewFirst bool
 }
 
 // builtinMeta are the MetaRules of a built-in kind whose names follow name.
