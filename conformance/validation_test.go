@@ -433,11 +433,17 @@ func TestValidationGeneration(t *testing.T) {
 			gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"metadata":{"labels":{"a":"b"},"annotations":{"c":"d"}}}`), http.StatusOK), 1)
 			gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"spec":{"n":2}}`), http.StatusOK), 2)
 			gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"other":1}`), http.StatusOK), 3)
+			want := int64(3)
 			if status {
-				gen(t, expect(t, e.patch(t, gadgets+"/g/status", mergePatch, `{"status":{"ready":true}}`), http.StatusOK), 3)
+				gen(t, expect(t, e.patch(t, gadgets+"/g/status", mergePatch, `{"status":{"ready":true}}`), http.StatusOK), want)
 			} else {
-				gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"status":{"ready":true}}`), http.StatusOK), 4)
+				want++
+				gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"status":{"ready":true}}`), http.StatusOK), want)
 			}
+			// Finalizers change no generation; being marked deleting does.
+			gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"metadata":{"finalizers":["example.com/f"]}}`), http.StatusOK), want)
+			gen(t, expect(t, e.del(t, gadgets+"/g", nil), http.StatusOK), want+1)
+			gen(t, expect(t, e.patch(t, gadgets+"/g", mergePatch, `{"metadata":{"finalizers":null}}`), http.StatusOK), want+1)
 		})
 	}
 }
