@@ -17,7 +17,11 @@
 //   - PATCH as JSON patch, merge patch and strategic merge patch (package
 //     patch), and server-side apply with metadata.managedFields tracked on
 //     every write (package fieldmanager, on structured-merge-diff);
-//   - dryRun=All on every write, and fieldValidation (Warn, Strict, Ignore);
+//   - dryRun=All on every write, and fieldValidation (Warn, Strict, Ignore)
+//     of unknown fields and repeated names;
+//   - object metadata validated on every write as kube-apiserver does
+//     (registry.ValidateObjectMeta and the kind's rules, handlers.go), and
+//     metadata.generation kept per kind (Resource.GenerationChanged);
 //   - Table output on get, list and watch (registry printers, CRD printer
 //     columns);
 //   - CustomResourceDefinitions (crd.go): served as soon as they are stored,

@@ -30,6 +30,16 @@
 // create does not store it, and over a persistent store an allocator starts
 // empty, unaware of the addresses stored services hold.
 //
+// # Validation
+//
+// Every object's metadata is checked as kube-apiserver checks it
+// (ValidateObjectMeta, ValidateObjectMetaUpdate), by the rules of its kind
+// (Resource.Meta: names as DNS subdomains, DNS labels or path segments,
+// the standard-finalizer rule of the built-in groups); the string formats
+// are in names.go, worded as kube-apiserver words them. Resource.Validate
+// checks the rest (ConfigMap and Secret data, namespace finalizers, pod and
+// deployment basics, custom resources by their schema).
+//
 // # Concurrency
 //
 // A Registry is safe for concurrent use; registration takes a write lock, lookups
