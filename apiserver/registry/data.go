@@ -63,7 +63,7 @@ func validateConfigMap(o, old Object) metav1.FieldErrors {
 		size += len(cm.BinaryData[k])
 	}
 	if size > MaxDataSize {
-		errs = append(errs, metav1.FieldTooLong("", MaxDataSize))
+		errs = append(errs, metav1.FieldTooLong("[]", MaxDataSize)) // kube-apiserver's path of the whole object
 	}
 	return errs
 }
