@@ -78,9 +78,7 @@ func (h *handler) checkYAMLDuplicates(body []byte) {
 // kube-apiserver's strict decoding words them.
 func (h *handler) fieldProblems(data []byte) []string {
 	var msgs []string
-	for _, d := range h.patchDuplicates {
-		msgs = append(msgs, fmt.Sprintf("duplicate field %q", d))
-	}
+	msgs = append(msgs, h.patchDuplicates...)
 	unknown := map[string]bool{}
 	for _, f := range h.unknownFields(data) {
 		unknown[f] = true

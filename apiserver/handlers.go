@@ -34,8 +34,8 @@ type handler struct {
 	applying bool
 	// warned holds the Warning messages sent (fieldvalidation.go).
 	warned map[string]bool
-	// patchDuplicates are the names a merge or strategic merge patch body
-	// repeats in an object, reported with the patched object's fields.
+	// patchDuplicates are the messages for the names a patch body repeats
+	// in an object, reported with the patched object's fields.
 	patchDuplicates []string
 	// yamlDuplicates is the YAML library's list of the keys a YAML body
 	// repeats (fieldvalidation.go).

@@ -79,11 +79,17 @@ func (h *handler) patch() {
 		h.apply(mt, body, opts)
 		return
 	}
-	if (ctype == codec.MediaTypeMergePatch || ctype == codec.MediaTypeStrategicMergePatch) &&
-		h.r.URL.Query().Get("fieldValidation") != metav1.FieldValidationIgnore {
-		// A repeated name in the patch body is lost once applied; it is
-		// reported with the patched object's problems.
-		h.patchDuplicates, _ = kjson.DuplicateNames(body)
+	if h.r.URL.Query().Get("fieldValidation") != metav1.FieldValidationIgnore {
+		// A name the patch body repeats is reported with the patched
+		// object's problems.
+		format := "duplicate field %q"
+		if ctype == codec.MediaTypeJSONPatch {
+			format = "json patch duplicate field %q"
+		}
+		dups, _ := kjson.DuplicateNames(body)
+		for _, d := range dups {
+			h.patchDuplicates = append(h.patchDuplicates, fmt.Sprintf(format, d))
+		}
 	}
 	typ := reflect.TypeOf(h.res.New()).Elem()
 	want := func(cur storage.Object) (registry.Object, *metav1.Status) {

@@ -516,6 +516,16 @@ func TestValidationDuplicateFields(t *testing.T) {
 		if str(o, "data", "k") != "2" {
 			t.Errorf("data %s", compact(o["data"]))
 		}
+		// A JSON patch carries its values as they are written.
+		r = e.patch(t, cmPath(ns, "p"), "application/json-patch+json", `[{"op":"add","path":"/data","value":{"x":"1","x":"2"}}]`)
+		o = expect(t, r, http.StatusOK)
+		want := []string{`299 - "json patch duplicate field \"[0].value.x\""`, `299 - "duplicate field \"data.x\""`}
+		if w := r.Header.Values("Warning"); fmt.Sprint(w) != fmt.Sprint(want) {
+			t.Errorf("Warning headers\n got  %q\n want %q", w, want)
+		}
+		if str(o, "data", "x") != "2" {
+			t.Errorf("data %s", compact(o["data"]))
+		}
 		st := checkStatus(t, e.patch(t, cmPath(ns, "p")+q("fieldValidation", "Strict"), mergePatch, `{"data":{"k":"1","k":"3"}}`),
 			http.StatusUnprocessableEntity, "Invalid", "")
 		if m := str(st, "message"); !strings.HasPrefix(m, ` "" is invalid: patch: Invalid value: "{`) ||
