@@ -54,16 +54,13 @@ func (h *handler) create() {
 		}
 	}()
 	ctx := h.r.Context()
-	if h.res.Namespaced && obj.GetNamespace() == "" {
-		// The collection of every namespace takes no create.
-		h.fail(h.checkNamespaceExists(ctx, "", obj.GetName()))
-		return
-	}
-	if st := h.admitAndValidate(nil, obj); st != nil {
+	// The namespace is looked up first, as kube-apiserver's
+	// NamespaceLifecycle admission does before validation.
+	if st := h.checkNamespaceExists(ctx, obj.GetNamespace(), obj.GetName()); st != nil {
 		h.fail(st)
 		return
 	}
-	if st := h.checkNamespaceExists(ctx, obj.GetNamespace(), obj.GetName()); st != nil {
+	if st := h.admitAndValidate(nil, obj); st != nil {
 		h.fail(st)
 		return
 	}

@@ -213,6 +213,14 @@ func TestValidation(t *testing.T) {
 		expect(t, e.post(t, tc.path+q("dryRun", "All"), body), http.StatusCreated)
 	}
 
+	t.Run("missing-namespace", func(t *testing.T) {
+		t.Parallel()
+		// The namespace is looked up before the object is validated.
+		for _, dry := range []string{"", q("dryRun", "All")} {
+			checkStatus(t, e.post(t, cmPath("missing-"+randomSuffix())+dry, obj{"metadata": obj{"name": "Bad_Name"}}),
+				http.StatusNotFound, "NotFound", `namespaces "missing-`)
+		}
+	})
 	t.Run("generateName", func(t *testing.T) {
 		t.Parallel()
 		// The prefix is cut to 58 characters; a masked trailing part is
