@@ -283,8 +283,12 @@ func newNamespace(t testing.TB, prefix string) string {
 func eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) error) {
 	t.Helper()
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		last = cond(ctx)
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		err := cond(ctx)
+		if err != nil && last != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "would exceed context deadline")) {
+			return false, nil // keep the error of the last complete attempt
+		}
+		last = err
 		return last == nil, nil
 	})
 	if err != nil {
