@@ -19,6 +19,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
 
@@ -112,13 +113,20 @@ func runCRUD[T interface {
 		}
 	})
 	t.Run("update", func(t *testing.T) {
-		obj, err := c.client.Get(ctx, "crud-a", metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("Get: %v", err)
-		}
-		before := obj.GetResourceVersion()
-		c.update(obj)
-		obj, err = c.client.Update(ctx, obj, metav1.UpdateOptions{})
+		// On a cluster, controllers write too (a Deployment's status): read,
+		// modify and update again on a conflict, as clients do.
+		var obj T
+		var before string
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var err error
+			if obj, err = c.client.Get(ctx, "crud-a", metav1.GetOptions{}); err != nil {
+				return err
+			}
+			before = obj.GetResourceVersion()
+			c.update(obj)
+			obj, err = c.client.Update(ctx, obj, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
 			t.Fatalf("Update: %v", err)
 		}
@@ -378,16 +386,22 @@ func TestClientset(t *testing.T) {
 		if _, err := d.Create(ctx, newDeployment("scaled", nil), metav1.CreateOptions{}); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-		scale, err := d.GetScale(ctx, "scaled", metav1.GetOptions{})
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			scale, err := d.GetScale(ctx, "scaled", metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("GetScale: %w", err)
+			}
+			if scale.Spec.Replicas != 1 {
+				t.Fatalf("GetScale: replicas %d, want 1", scale.Spec.Replicas)
+			}
+			scale.Spec.Replicas = 3
+			if _, err := d.UpdateScale(ctx, "scaled", scale, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("UpdateScale: %w", err)
+			}
+			return nil
+		})
 		if err != nil {
-			t.Fatalf("GetScale: %v", err)
-		}
-		if scale.Spec.Replicas != 1 {
-			t.Fatalf("GetScale: replicas %d, want 1", scale.Spec.Replicas)
-		}
-		scale.Spec.Replicas = 3
-		if _, err := d.UpdateScale(ctx, "scaled", scale, metav1.UpdateOptions{}); err != nil {
-			t.Fatalf("UpdateScale: %v", err)
+			t.Fatal(err)
 		}
 		got, err := d.Get(ctx, "scaled", metav1.GetOptions{})
 		if err != nil {

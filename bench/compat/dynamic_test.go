@@ -65,7 +65,23 @@ func createCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
 	}
 	ctx := testContext(t)
 	if _, err := ax.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create CRD: %v", err)
+		// Go on with a CRD created in JSON, so that the rest of the test
+		// still says what works.
+		t.Errorf("create the CRD with the apiextensions clientset: %v", err)
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dc, err := dynamic.NewForConfig(restConfig(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &unstructured.Unstructured{Object: u}
+		obj.SetAPIVersion("apiextensions.k8s.io/v1")
+		obj.SetKind("CustomResourceDefinition")
+		if _, err := dc.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create the CRD with the dynamic client: %v", err)
+		}
 	}
 	t.Cleanup(func() {
 		if err := ax.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), crd.Name, metav1.DeleteOptions{}); err != nil {
@@ -151,11 +167,14 @@ func TestDynamicCRD(t *testing.T) {
 		// The CRD's schema is published in its group version's OpenAPI v3
 		// document (the index is read anew each time: no cache).
 		name := "dev.kapi." + strings.TrimSuffix(group, ".kapi.dev") + ".v1.Widget"
+		disc, err := discovery.NewDiscoveryClientForConfig(restConfig(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := disc.OpenAPIV3().Paths(); err != nil {
+			t.Fatalf("OpenAPIV3().Paths: %v", err)
+		}
 		eventually(t, 20*time.Second, "CRD schema in /openapi/v3", func(ctx context.Context) error {
-			disc, err := discovery.NewDiscoveryClientForConfig(restConfig(t))
-			if err != nil {
-				return err
-			}
 			paths, err := disc.OpenAPIV3().Paths()
 			if err != nil {
 				return err

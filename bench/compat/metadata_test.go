@@ -32,16 +32,32 @@ func TestMetadata(t *testing.T) {
 	ns := newNamespace(t, "metadata")
 	ctx := testContext(t)
 	cfg := restConfig(t)
-	mc, err := metadata.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	rec := &recorder{}
+	cfg.WrapTransport = rec.wrap
+	mc, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cms := cs.CoreV1().ConfigMaps(ns)
 	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	path := "/api/v1/namespaces/" + ns + "/configmaps"
+	// partialAnswer checks the server answered the last such request with
+	// metadata only (client-go's metadata client also accepts a whole
+	// object, and keeps only its metadata, from servers that cannot).
+	partialAnswer := func(t *testing.T, path string, watch bool) {
+		t.Helper()
+		ex := rec.matching("GET", path, watch)
+		if len(ex) == 0 {
+			t.Fatalf("no GET %s recorded", path)
+		}
+		if e := ex[len(ex)-1]; !e.partial.Load() {
+			t.Errorf("GET %s (watch %v) asked %q and got %d %s without a PartialObjectMetadata: the server ignored as=PartialObjectMetadata", path, watch, e.accept, e.status, e.contentType)
+		}
+	}
 	pre, err := cms.Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "pre", Labels: map[string]string{"compat": "meta"}},
 		Data:       map[string]string{"big": "data the metadata client never sees"},
@@ -58,6 +74,7 @@ func TestMetadata(t *testing.T) {
 		if m.Name != "pre" || m.UID != pre.UID || m.ResourceVersion != pre.ResourceVersion || m.Labels["compat"] != "meta" {
 			t.Fatalf("Get returned %+v", m.ObjectMeta)
 		}
+		partialAnswer(t, path+"/pre", false)
 	})
 	t.Run("list", func(t *testing.T) {
 		l, err := mc.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: "compat=meta"})
@@ -67,6 +84,7 @@ func TestMetadata(t *testing.T) {
 		if len(l.Items) != 1 || l.Items[0].Name != "pre" || l.Items[0].UID != pre.UID || l.ResourceVersion == "" {
 			t.Fatalf("List returned %+v", l)
 		}
+		partialAnswer(t, path, false)
 	})
 	t.Run("patch", func(t *testing.T) {
 		m, err := mc.Resource(gvr).Namespace(ns).Patch(ctx, "pre", types.MergePatchType, []byte(`{"metadata":{"annotations":{"patched":"yes"}}}`), metav1.PatchOptions{})
@@ -100,6 +118,7 @@ func TestMetadata(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		before := len(rec.exchanges())
 		ictx, cancel := context.WithCancel(ctx)
 		defer factory.Shutdown()
 		defer cancel()
@@ -124,6 +143,9 @@ func TestMetadata(t *testing.T) {
 			t.Fatalf("metadata client Delete: %v", err)
 		}
 		expectMeta(t, events, "delete", "live", "v2")
+		// One list, then one watch that delivered every change: a watch
+		// the informer cannot decode ends and the informer lists again.
+		checkMetadataOnly(t, &recorder{log: rec.exchanges()[before:]}, path)
 		// The informer's store holds metadata only.
 		obj, exists, err := inf.GetStore().GetByKey(ns + "/pre")
 		if err != nil || !exists {
