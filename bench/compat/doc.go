@@ -14,7 +14,7 @@
 //	KUBECONFIG=/path/to/kubeconfig go test ./compat
 //
 // -kapi-apiserver PATH uses an already built binary instead of building one.
-// On a cluster the tests create namespaces named compat-*, and one
-// CustomResourceDefinition per CRD test in a group of their own
-// (*.compat.kapi.dev), and delete them at the end.
+// On a cluster the tests create namespaces named compat-*, and
+// CustomResourceDefinitions in groups of their own (compat<random>.kapi.dev,
+// envtest<random>.kapi.dev), and delete them at the end.
 package compat
