@@ -284,6 +284,20 @@ func TestControllerRuntime(t *testing.T) {
 				return nil
 			})
 		}
+		// Straight from the server (the manager's API reader).
+		pom := &metav1.PartialObjectMetadata{}
+		pom.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		if err := direct.Get(ctx, client.ObjectKeyFromObject(s), pom); err != nil {
+			t.Fatalf("APIReader Get of PartialObjectMetadata: %v", err)
+		}
+		if pom.Labels["v"] != "2" || pom.UID != s.UID {
+			t.Fatalf("APIReader Get of PartialObjectMetadata: %+v", pom.ObjectMeta)
+		}
+		if ex := rec.matching("GET", secrets+"/s1", false); len(ex) != 1 || !ex[0].partial.Load() {
+			for _, e := range ex {
+				t.Errorf("GET %s/s1 asked %q and got %d %s without a PartialObjectMetadata: the server ignored as=PartialObjectMetadata", secrets, e.accept, e.status, e.contentType)
+			}
+		}
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
