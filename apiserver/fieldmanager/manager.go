@@ -425,13 +425,29 @@ func (m *Manager) Apply(live, applied map[string]any, manager, subresource strin
 	if err != nil {
 		return nil, &InvalidApplyError{Message: fmt.Sprintf("failed to create typed patch object: %v", err)}
 	}
-	newT, fields, err := m.updater(mgd.fields).Apply(liveT, appliedT, fieldpath.APIVersion(m.apiVersion), mgd.fields, key, force)
+	updater := m.updater(mgd.fields)
+	newT, fields, err := updater.Apply(liveT, appliedT, fieldpath.APIVersion(m.apiVersion), mgd.fields, key, force)
 	if err != nil {
 		var conflicts merge.Conflicts
-		if errors.As(err, &conflicts) {
+		if !errors.As(err, &conflicts) {
+			return nil, err
+		}
+		// kubectl's server-side apply takes over, without conflicts, the
+		// fields its client-side apply recorded and no one changed since.
+		if manager != KubectlApplyManager {
 			return nil, newConflictError(conflicts)
 		}
-		return nil, err
+		allowed, aerr := m.lastAppliedFields(live, liveT)
+		if aerr != nil {
+			return nil, newConflictError(conflicts)
+		}
+		if rest := conflictsOutside(conflicts, allowed); len(rest) > 0 {
+			return nil, newConflictError(rest)
+		}
+		newT, fields, err = updater.Apply(liveT, appliedT, fieldpath.APIVersion(m.apiVersion), mgd.fields, key, true)
+		if err != nil {
+			return nil, err
+		}
 	}
 	mgd.fields = fields
 	strip(mgd.fields, key)
@@ -451,6 +467,11 @@ func (m *Manager) Apply(live, applied map[string]any, manager, subresource strin
 		return nil, err
 	}
 	setManagedFields(out, entries)
+	if manager == KubectlApplyManager {
+		if err := syncLastApplied(out, applied); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
