@@ -1,8 +1,8 @@
 // Package fieldmanager tracks which client owns which field of an object
 // (metadata.managedFields) and implements server-side apply, on
 // sigs.k8s.io/structured-merge-diff/v6, the engine kube-apiserver uses. It
-// behaves as kube-apiserver v1.32's field manager does, minus kubectl's
-// last-applied-configuration annotation, which it neither reads nor writes.
+// behaves as kube-apiserver's field manager does, kubectl's
+// last-applied-configuration annotation included (see "Client-side apply").
 //
 // # Schemas
 //
@@ -44,6 +44,25 @@
 //     metadata.managedFields (and converts json.Number) in the object it is
 //     given.
 //   - A Manager and a Schema are immutable and safe for concurrent use.
+//
+// # Client-side apply
+//
+// kubectl's client-side apply writes with the manager
+// "kubectl-client-side-apply" and records the configuration it applied in
+// the [LastAppliedAnnotation]. As kube-apiserver does, an Apply by the manager
+// [KubectlApplyManager] ("kubectl", what `kubectl apply --server-side` and
+// `kubectl diff --server-side` use) whose only conflicts are on fields that
+// annotation records, and that still hold the recorded values, is applied
+// as if forced: it takes them over from whoever owns them. Any other
+// conflict is reported alone. An annotation that is not a JSON object of
+// the manager's apiVersion and kind matching the schema allows nothing.
+// After such an Apply succeeds, an object carrying a non-empty annotation
+// gets it rewritten to the applied configuration (without the annotation),
+// or loses it when the annotations would then exceed
+// [TotalAnnotationSizeLimit]. Other managers opt out of both. The record is
+// the configuration re-encoded by encoding/json, so integers beyond 2^53
+// keep their digits, where kube-apiserver (decoding into float64) rounds
+// them.
 //
 // What a write through an endpoint may not own is the caller's to say, with
 // [Manager.WithResetFields]; so is the validation of fieldManager (required
