@@ -60,9 +60,8 @@
 // gets it rewritten to the applied configuration (without the annotation),
 // or loses it when the annotations would then exceed
 // [TotalAnnotationSizeLimit]. Other managers opt out of both. The record is
-// the configuration re-encoded by encoding/json, so integers beyond 2^53
-// keep their digits, where kube-apiserver (decoding into float64) rounds
-// them.
+// the configuration as JSON with sorted keys, HTML characters escaped and a
+// final newline, as kube-apiserver writes it.
 //
 // What a write through an endpoint may not own is the caller's to say, with
 // [Manager.WithResetFields]; so is the validation of fieldManager (required
