@@ -210,6 +210,29 @@ func TestApply(t *testing.T) {
 			t.Errorf("apply of a Secret to configmaps: want 400, got\n%s", r)
 		}
 	})
+
+	t.Run("not-matching-the-schema", func(t *testing.T) {
+		t.Parallel()
+		// kube-apiserver answers a configuration its schema rejects with a
+		// 500 without reason, naming the configuration as it was sent.
+		for _, tc := range []struct{ name, body, want string }{
+			{"typed1", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed1\nbogus: 5\n",
+				"failed to create typed patch object (/typed1; /v1, Kind=ConfigMap): .bogus: field not declared in schema"},
+			{"typed2", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"typed2","namespace":"` + ns + `"},"data":{"a":5}}`,
+				"failed to create typed patch object (" + ns + "/typed2; /v1, Kind=ConfigMap): .data.a: expected string, got &value.valueUnstructured{Value:5}"},
+		} {
+			st := checkStatus(t, apply(t, tc.name, "a", false, tc.body), http.StatusInternalServerError, "", tc.want)
+			if st == nil {
+				continue
+			}
+			if m := str(st, "message"); m != tc.want {
+				t.Errorf("%s: message %q, want %q", tc.name, m, tc.want)
+			}
+			if has(st, "details") {
+				t.Errorf("%s: details %s, want none", tc.name, compact(st["details"]))
+			}
+		}
+	})
 }
 
 // checkManagers compares the managers, operations and owned fields of o's

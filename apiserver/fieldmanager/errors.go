@@ -2,6 +2,7 @@ package fieldmanager
 
 import (
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -92,15 +93,32 @@ func (e *ConflictError) Status(gr metav1.GroupResource, name string) *metav1.Sta
 
 // InvalidApplyError is the error of an apply configuration that cannot be
 // applied: of another type than the manager's, carrying managedFields, or
-// not matching the schema. Its Status is a 400 BadRequest.
+// not matching the schema. Its Status is what kube-apiserver answers: a 400
+// BadRequest, except for a configuration that does not match the schema,
+// which kube-apiserver reports as a 500 with no reason.
 type InvalidApplyError struct {
 	// Message is the Status message, such as
-	// "invalid object type: /v2, Kind=ConfigMap".
+	// "invalid object type: /v2, Kind=ConfigMap" or "failed to create typed
+	// patch object (ns/name; /v1, Kind=ConfigMap): .nope: field not
+	// declared in schema".
 	Message string
+	// notTyped is set when the configuration does not match the schema.
+	notTyped bool
 }
 
 // Error returns the message.
 func (e *InvalidApplyError) Error() string { return e.Message }
 
-// Status returns the 400 BadRequest Status for e.
-func (e *InvalidApplyError) Status() *metav1.Status { return metav1.NewBadRequest(e.Message) }
+// Status returns the Status for e: 400 BadRequest, or for a configuration
+// that does not match the schema a 500 with no reason and no details.
+func (e *InvalidApplyError) Status() *metav1.Status {
+	if e.notTyped {
+		return &metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusFailure,
+			Message:  e.Message,
+			Code:     http.StatusInternalServerError,
+		}
+	}
+	return metav1.NewBadRequest(e.Message)
+}

@@ -423,7 +423,7 @@ func (m *Manager) Apply(live, applied map[string]any, manager, subresource strin
 	}
 	appliedT, err := m.typedValue(applied)
 	if err != nil {
-		return nil, &InvalidApplyError{Message: fmt.Sprintf("failed to create typed patch object: %v", err)}
+		return nil, &InvalidApplyError{Message: fmt.Sprintf("failed to create typed patch object (%s): %v", describeApplied(applied), err), notTyped: true}
 	}
 	updater := m.updater(mgd.fields)
 	newT, fields, err := updater.Apply(liveT, appliedT, fieldpath.APIVersion(m.apiVersion), mgd.fields, key, force)
@@ -502,4 +502,16 @@ func gvkString(apiVersion, kind string) string {
 		group, version = "", apiVersion
 	}
 	return group + "/" + version + ", Kind=" + kind
+}
+
+// describeApplied names an apply configuration as kube-apiserver's messages
+// do: "namespace/name; group/version, Kind=Kind", from the configuration
+// itself ("/name" without a namespace).
+func describeApplied(applied map[string]any) string {
+	md, _ := applied["metadata"].(map[string]any)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	apiVersion, _ := applied["apiVersion"].(string)
+	kind, _ := applied["kind"].(string)
+	return ns + "/" + name + "; " + gvkString(apiVersion, kind)
 }

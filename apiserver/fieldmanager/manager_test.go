@@ -397,27 +397,33 @@ func TestApply(t *testing.T) {
 
 func TestApplyInvalid(t *testing.T) {
 	m := configMapManager(t, newClock())
-	for _, tc := range []struct{ doc, want string }{
-		{`{"apiVersion":"v2","kind":"ConfigMap"}`, "invalid object type: /v2, Kind=ConfigMap"},
-		{`{"apiVersion":"v1","kind":"Secret"}`, "invalid object type: /v1, Kind=Secret"},
-		{`{"apiVersion":"v1"}`, "invalid object type: /v1, Kind="},
-		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"managedFields":[]}}`, "metadata.managedFields must be nil"},
-		{`{"apiVersion":"v1","kind":"ConfigMap","nope":1}`, "failed to create typed patch object"},
+	for _, tc := range []struct {
+		doc, want string
+		code      int32
+		reason    metav1.StatusReason
+	}{
+		{`{"apiVersion":"v2","kind":"ConfigMap"}`, "invalid object type: /v2, Kind=ConfigMap", 400, metav1.StatusReasonBadRequest},
+		{`{"apiVersion":"v1","kind":"Secret"}`, "invalid object type: /v1, Kind=Secret", 400, metav1.StatusReasonBadRequest},
+		{`{"apiVersion":"v1"}`, "invalid object type: /v1, Kind=", 400, metav1.StatusReasonBadRequest},
+		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"managedFields":[]}}`, "metadata.managedFields must be nil", 400, metav1.StatusReasonBadRequest},
+		// kube-apiserver answers a configuration the schema rejects with a
+		// 500 without reason, naming the configuration.
+		{`{"apiVersion":"v1","kind":"ConfigMap","nope":1}`, "failed to create typed patch object (/; /v1, Kind=ConfigMap): .nope: field not declared in schema", 500, ""},
+		{`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"n","namespace":"ns"},"data":{"a":5}}`,
+			"failed to create typed patch object (ns/n; /v1, Kind=ConfigMap): .data.a: expected string, got &value.valueUnstructured{Value:5}", 500, ""},
 	} {
 		_, err := m.Apply(nil, obj(t, tc.doc), "a", "", false)
 		var ie *InvalidApplyError
-		if !errors.As(err, &ie) || !strings.HasPrefix(ie.Error(), tc.want) {
+		if !errors.As(err, &ie) || ie.Error() != tc.want {
 			t.Errorf("%s: err = %v, want %q", tc.doc, err, tc.want)
 			continue
 		}
-		if st := ie.Status(); st.Code != 400 || st.Reason != metav1.StatusReasonBadRequest {
+		if st := ie.Status(); st.Code != tc.code || st.Reason != tc.reason || st.Message != tc.want || st.Details != nil {
 			t.Errorf("%s: status %+v", tc.doc, st)
 		}
 	}
 }
 
-// TestCapUpdaters: beyond ten Update entries the oldest merge into
-// ancient-changes.
 func TestCapUpdaters(t *testing.T) {
 	c := newClock()
 	m := configMapManager(t, c)
