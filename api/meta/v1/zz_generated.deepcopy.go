@@ -154,6 +154,21 @@ func (m *GroupVersionForDiscovery) DeepCopy() *GroupVersionForDiscovery {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *GroupVersionKind) DeepCopyInto(out *GroupVersionKind) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *GroupVersionKind) DeepCopy() *GroupVersionKind {
+	if m == nil {
+		return nil
+	}
+	out := new(GroupVersionKind)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *LabelSelector) DeepCopyInto(out *LabelSelector) {
 	*out = *m
 	if m.MatchLabels != nil {

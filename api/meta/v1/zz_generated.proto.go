@@ -111,6 +111,17 @@ func (m *GroupVersionForDiscovery) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *GroupVersionKind) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Group))
+	n += 1 + pb.SizeBytes(len(m.Version))
+	n += 1 + pb.SizeBytes(len(m.Kind))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *LabelSelector) Size() (n int) {
 	if m == nil {
 		return 0
@@ -571,6 +582,30 @@ func (m *GroupVersionForDiscovery) MarshalToSizedBuffer(b []byte) (int, error) {
 	i := len(b)
 	i = pb.PutString(b, i, 2, string(m.Version))
 	i = pb.PutString(b, i, 1, string(m.GroupVersion))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *GroupVersionKind) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *GroupVersionKind) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *GroupVersionKind) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 3, string(m.Kind))
+	i = pb.PutString(b, i, 2, string(m.Version))
+	i = pb.PutString(b, i, 1, string(m.Group))
 	return len(b) - i, nil
 }
 
@@ -1359,6 +1394,30 @@ func (m *GroupVersionForDiscovery) UnmarshalFrom(d *pb.Decoder) error {
 			m.GroupVersion = d.String()
 		case 2:
 			m.Version = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *GroupVersionKind) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GroupVersionKind"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GroupVersionKind) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GroupVersionKind")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Group = d.String()
+		case 2:
+			m.Version = d.String()
+		case 3:
+			m.Kind = d.String()
 		default:
 			d.Skip()
 		}

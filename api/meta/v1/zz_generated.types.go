@@ -249,6 +249,13 @@ type WatchEvent struct {
 	Object RawExtension `json:"object" protobuf:"bytes,2,opt,name=object"`
 }
 
+// GroupVersionKind is the meta.k8s.io/v1 GroupVersionKind type of the Kubernetes API.
+type GroupVersionKind struct {
+	Group   string `json:"group" protobuf:"bytes,1,opt,name=group"`
+	Version string `json:"version" protobuf:"bytes,2,opt,name=version"`
+	Kind    string `json:"kind" protobuf:"bytes,3,opt,name=kind"`
+}
+
 // Enumerated values of the types above, as Kubernetes names them.
 const (
 	StatusReasonUnknown               StatusReason               = ""

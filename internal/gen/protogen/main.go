@@ -35,6 +35,8 @@ import (
 	"strconv"
 	"strings"
 
+	apidiscoveryv2 "github.com/kapi-dev/kapi/api/apidiscovery/v2"
+	apidiscoveryv2beta1 "github.com/kapi-dev/kapi/api/apidiscovery/v2beta1"
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
@@ -60,6 +62,8 @@ var roots = []any{
 	corev1.LocalObjectReference{}, corev1.TypedLocalObjectReference{},
 	appsv1.Deployment{}, appsv1.DeploymentList{},
 	coordinationv1.Lease{}, coordinationv1.LeaseList{},
+	apidiscoveryv2.APIGroupDiscoveryList{}, apidiscoveryv2.APIGroupDiscovery{},
+	apidiscoveryv2beta1.APIGroupDiscoveryList{}, apidiscoveryv2beta1.APIGroupDiscovery{},
 }
 
 // handWritten types implement the methods themselves.
@@ -75,13 +79,15 @@ var handWritten = map[reflect.Type]bool{
 }
 
 var aliases = map[string]string{
-	module + "api/meta/v1":          "metav1",
-	module + "api/core/v1":          "corev1",
-	module + "api/apps/v1":          "appsv1",
-	module + "api/coordination/v1":  "coordinationv1",
-	module + "api/resource":         "resource",
-	module + "api/intstr":           "intstr",
-	module + "api/apiextensions/v1": "apiextensionsv1",
+	module + "api/meta/v1":              "metav1",
+	module + "api/core/v1":              "corev1",
+	module + "api/apps/v1":              "appsv1",
+	module + "api/coordination/v1":      "coordinationv1",
+	module + "api/resource":             "resource",
+	module + "api/intstr":               "intstr",
+	module + "api/apiextensions/v1":     "apiextensionsv1",
+	module + "api/apidiscovery/v2":      "apidiscoveryv2",
+	module + "api/apidiscovery/v2beta1": "apidiscoveryv2beta1",
 }
 
 // deepCopyOnly are JSON-only kinds that get deep copies but no protobuf.

@@ -78,11 +78,11 @@ var pkgs = []*pkgSpec{
 	{
 		module: "k8s.io/apimachinery", dir: "pkg/apis/meta/v1",
 		k8sPath: "k8s.io/apimachinery/pkg/apis/meta/v1", out: "api/meta/v1", name: "v1", alias: "metav1",
-		files: []string{"types.go", "watch.go"},
+		files: []string{"types.go", "watch.go", "group_version.go"},
 		roots: []string{"ObjectMeta", "ListMeta", "Status", "WatchEvent", "Table", "PartialObjectMetadata",
 			"PartialObjectMetadataList", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList", "APIResource",
 			"LabelSelector", "Condition", "List", "RootPaths", "IncludeObjectPolicy"},
-		skip: set("Time", "MicroTime", "Duration", "FieldsV1", "TypeMeta",
+		skip: set("Time", "MicroTime", "Duration", "FieldsV1", "TypeMeta", "GroupResource", "GroupKind",
 			// The request option types are hand-written in options.go with their query codecs.
 			"ListOptions", "GetOptions", "DeleteOptions", "CreateOptions", "PatchOptions", "ApplyOptions",
 			"UpdateOptions", "Preconditions", "DeletionPropagation", "ResourceVersionMatch", "TableOptions"),
@@ -100,6 +100,14 @@ var pkgs = []*pkgSpec{
 	{
 		module: "k8s.io/api", dir: "coordination/v1", k8sPath: "k8s.io/api/coordination/v1", out: "api/coordination/v1", name: "v1", alias: "coordinationv1",
 		roots: []string{"Lease", "LeaseList"},
+	},
+	{
+		module: "k8s.io/api", dir: "apidiscovery/v2", k8sPath: "k8s.io/api/apidiscovery/v2", out: "api/apidiscovery/v2", name: "v2", alias: "apidiscoveryv2",
+		roots: []string{"APIGroupDiscoveryList", "APIGroupDiscovery"},
+	},
+	{
+		module: "k8s.io/api", dir: "apidiscovery/v2beta1", k8sPath: "k8s.io/api/apidiscovery/v2beta1", out: "api/apidiscovery/v2beta1", name: "v2beta1", alias: "apidiscoveryv2beta1",
+		roots: []string{"APIGroupDiscoveryList", "APIGroupDiscovery"},
 	},
 	{
 		module: "k8s.io/apiextensions-apiserver", dir: "pkg/apis/apiextensions/v1", k8sPath: "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
