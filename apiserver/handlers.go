@@ -60,10 +60,16 @@ func (h *handler) serve() {
 			return
 		}
 		h.create()
-	case "update":
-		h.update()
-	case "patch":
-		h.patch()
+	case "update", "patch":
+		if h.ri.Name == "" { // a collection is not updated or patched
+			h.methodNotAllowed()
+			return
+		}
+		if h.ri.Verb == "update" {
+			h.update()
+		} else {
+			h.patch()
+		}
 	case "delete":
 		h.delete()
 	case "deletecollection":
@@ -78,9 +84,7 @@ func (h *handler) serve() {
 }
 
 // methodNotAllowed is golden case 60.
-func (h *handler) methodNotAllowed() {
-	h.fail(metav1.NewGenericServerResponse(http.StatusMethodNotAllowed, strings.ToLower(h.r.Method), metav1.GroupResource{}, "", "", 0, false))
-}
+func (h *handler) methodNotAllowed() { h.fail(methodNotAllowed()) }
 
 func (h *handler) fail(st *metav1.Status) { h.s.writeStatus(h.w, h.r, st) }
 

@@ -52,7 +52,7 @@ func parsePath(path string) (ri requestInfo, ok bool) {
 func (ri *requestInfo) setVerb(r *http.Request) {
 	collection := ri.Name == ""
 	switch r.Method {
-	case http.MethodGet, http.MethodHead:
+	case http.MethodGet: // not HEAD: kube-apiserver answers it 405
 		switch {
 		case !collection:
 			ri.Verb = "get"

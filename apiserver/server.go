@@ -302,18 +302,54 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri, ok := parsePath(r.URL.Path)
-	if !ok || !s.reg.HasGroupVersion(ri.Group, ri.Version) {
+	group, version, isAPI := apiPathGroupVersion(r.URL.Path)
+	if !isAPI {
 		s.notFoundPage(w, r)
 		return
 	}
-	res := s.reg.Get(ri.Group, ri.Version, ri.Resource)
-	if res == nil || (ri.Namespace != "" && !res.Namespaced) || !validSubresource(res, ri.Sub) {
+	// What is not served answers as kube-apiserver's handler of the path
+	// would: its mux for unknown groups and for custom resource groups (a
+	// plain-text page), a Status for the versions and resources of the
+	// built-in groups.
+	custom, served := s.groupKind(group)
+	if !served && group != "" || custom && (!ok || !s.reg.HasGroupVersion(group, version) || s.reg.Get(group, version, ri.Resource) == nil) {
+		s.notFoundPage(w, r)
+		return
+	}
+	var res *registry.Resource
+	if ok && s.reg.HasGroupVersion(ri.Group, ri.Version) {
+		res = s.reg.Get(ri.Group, ri.Version, ri.Resource)
+	}
+	ri.setVerb(r)
+	acrossNamespaces := ri.Namespace == "" && res != nil && res.Namespaced
+	if res != nil && res.Custom && acrossNamespaces && ri.Verb != "list" && ri.Verb != "watch" {
+		s.notFoundPage(w, r) // as kube-apiserver's custom resource handler
+		return
+	}
+	if res == nil || (ri.Namespace != "" && !res.Namespaced) || (acrossNamespaces && ri.Name != "") || !validSubresource(res, ri.Sub) {
 		s.writeStatus(w, r, resourceNotFound())
 		return
 	}
-	ri.setVerb(r)
+	if acrossNamespaces && ri.Verb != "list" && ri.Verb != "watch" {
+		// Across namespaces a namespaced resource is only read.
+		s.writeStatus(w, r, methodNotAllowed())
+		return
+	}
 	h := &handler{s: s, res: res, ri: ri, w: w, r: r}
 	h.serve()
+}
+
+// apiPathGroupVersion returns the group and version a path under /api/ or
+// /apis/GROUP/ names; isAPI is false for other paths.
+func apiPathGroupVersion(path string) (group, version string, isAPI bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		return "", parts[1], true
+	case len(parts) >= 3 && parts[0] == "apis" && parts[1] != "":
+		return parts[1], parts[2], true
+	}
+	return "", "", false
 }
 
 func validSubresource(res *registry.Resource, sub string) bool {
