@@ -21,8 +21,7 @@ import (
 // ones do: /api and the built-in group versions serve GET only (405
 // otherwise, HEAD included), while /apis, /apis/GROUP and the versions of
 // custom resource groups, served there by handlers that do not look at the
-// method, answer any method with their document (aggregated discovery only
-// on GET).
+// method, answer any method with their document (the aggregated one too).
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	get := r.Method == http.MethodGet
@@ -46,7 +45,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 			ServerAddressByClientCIDRs: s.serverAddresses(r),
 		})
 	case len(parts) == 1 && parts[0] == "apis":
-		mt, ok := s.negotiateDiscovery(w, r, get, false)
+		mt, ok := s.negotiateDiscovery(w, r, true, false)
 		if !ok {
 			return true
 		}

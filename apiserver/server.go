@@ -287,6 +287,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.writeStatus(w, r, metav1.NewInternalError(fmt.Errorf("%v", v)))
 		}
 	}()
+	// Every answer is private and not to be cached unless its handler says
+	// otherwise (aggregated discovery does), as kube-apiserver's filter sets.
+	w.Header().Set("Cache-Control", "no-cache, private")
 	switch r.URL.Path {
 	case "/version", "/version/":
 		s.writeRawJSON(w, http.StatusOK, s.cfg.Version)

@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // servedResources are the built-in resources every server under test must
@@ -218,4 +220,242 @@ func withoutHash(o obj) obj {
 	c := clone(o)
 	delete(c, "storageVersionHash")
 	return c
+}
+
+// Media types of aggregated discovery.
+const (
+	aggregatedJSON     = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	aggregatedProtobuf = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	aggregatedYAML     = "application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	acceptAggregated   = aggregatedJSON + ",application/json"
+)
+
+// servedSubresources are the subresources every server under test must
+// serve; the aggregated entries are compared with them only.
+var servedSubresources = map[string]bool{"status": true, "scale": true}
+
+// aggregatedGroups indexes an APIGroupDiscoveryList's groups by name, with
+// their order.
+func aggregatedGroups(t *testing.T, list obj) (map[string]obj, []string) {
+	t.Helper()
+	if str(list, "kind") != "APIGroupDiscoveryList" || str(list, "apiVersion") != "apidiscovery.k8s.io/v2" {
+		t.Fatalf("not an APIGroupDiscoveryList: %s", truncate([]byte(compact(list))))
+	}
+	raw, _ := list["items"].([]any)
+	out, order := map[string]obj{}, []string{}
+	for _, g := range raw {
+		m := g.(map[string]any)
+		n := str(m, "metadata", "name")
+		out[n] = m
+		order = append(order, n)
+	}
+	return out, order
+}
+
+// aggregatedEntry is the entry of resource in group's version, with only the
+// subresources of servedSubresources; nil if absent.
+func aggregatedEntry(group obj, version, resource string) obj {
+	versions, _ := group["versions"].([]any)
+	for _, v := range versions {
+		vm := v.(map[string]any)
+		if str(vm, "version") != version {
+			continue
+		}
+		resources, _ := vm["resources"].([]any)
+		for _, r := range resources {
+			rm := clone(r.(map[string]any))
+			if str(rm, "resource") != resource {
+				continue
+			}
+			var subs []any
+			raw, _ := rm["subresources"].([]any)
+			for _, s := range raw {
+				if servedSubresources[str(s.(map[string]any), "subresource")] {
+					subs = append(subs, s)
+				}
+			}
+			delete(rm, "subresources")
+			if len(subs) > 0 {
+				rm["subresources"] = subs
+			}
+			return rm
+		}
+	}
+	return nil
+}
+
+// TestAggregatedDiscovery checks /api and /apis asked for
+// apidiscovery.k8s.io/v2 APIGroupDiscoveryList: every resource served is
+// described as kube-apiserver v1.37.2 describes it (captures
+// aggregated-discovery-api and -apis), groups in its order, versions
+// current; the headers (ETag, 304 on If-None-Match, Vary, Cache-Control);
+// which Accept headers get the aggregated document, the legacy one or 406;
+// and a CRD's group appearing and going with it.
+func TestAggregatedDiscovery(t *testing.T) {
+	t.Parallel()
+	e := target
+
+	for _, tc := range []struct{ path, golden string }{
+		{"/api", "aggregated-discovery-api"},
+		{"/apis", "aggregated-discovery-apis"},
+	} {
+		t.Run(strings.TrimPrefix(tc.path, "/"), func(t *testing.T) {
+			t.Parallel()
+			r := e.get(t, tc.path, "Accept", acceptAggregated)
+			if r.Code != http.StatusOK || r.Header.Get("Content-Type") != aggregatedJSON {
+				t.Fatalf("want 200 %s, got:\n%s", aggregatedJSON, r)
+			}
+			for h, want := range map[string]string{"Vary": "Accept", "Cache-Control": "public"} {
+				if got := r.Header.Get(h); got != want {
+					t.Errorf("%s %q, want %q", h, got, want)
+				}
+			}
+			etag := r.Header.Get("Etag")
+			if !regexp.MustCompile(`^"[0-9A-F]{128}"$`).MatchString(etag) {
+				t.Errorf("ETag %q is not a quoted SHA-512 in upper-case hex", etag)
+			}
+			have, haveOrder := aggregatedGroups(t, decode(t, r.Body))
+			want, wantOrder := aggregatedGroups(t, goldenObject(t, tc.golden))
+			var served []string
+			for gv, resources := range servedResources {
+				group, version, ok := strings.Cut(gv, "/")
+				if !ok {
+					group, version = "", gv
+				}
+				if (group == "") != (tc.path == "/api") {
+					continue
+				}
+				served = append(served, group)
+				for _, res := range resources {
+					h, w := aggregatedEntry(have[group], version, res), aggregatedEntry(want[group], version, res)
+					if !reflect.DeepEqual(h, w) {
+						t.Errorf("%s %s:\n got: %s\nwant: %s", gv, res, compact(h), compact(w))
+					}
+				}
+				for _, g := range []obj{have[group], want[group]} {
+					versions, _ := g["versions"].([]any)
+					for _, v := range versions {
+						if f := str(v.(map[string]any), "freshness"); f != "Current" {
+							t.Errorf("%s freshness %q", gv, f)
+						}
+					}
+				}
+			}
+			// The served groups in kube-apiserver's order.
+			order := func(all []string) []string {
+				var out []string
+				for _, g := range all {
+					if slices.Contains(served, g) {
+						out = append(out, g)
+					}
+				}
+				return out
+			}
+			if h, w := order(haveOrder), order(wantOrder); !reflect.DeepEqual(h, w) {
+				t.Errorf("groups in the order %v, want %v", h, w)
+			}
+
+			nm := e.get(t, tc.path, "Accept", acceptAggregated, "If-None-Match", etag)
+			if nm.Code != http.StatusNotModified || len(nm.Body) != 0 || nm.Header.Get("Etag") != etag {
+				t.Errorf("If-None-Match with the ETag: want 304 without a body, got:\n%s", nm)
+			}
+			if other := e.get(t, tc.path, "Accept", acceptAggregated, "If-None-Match", `"0"`); other.Code != http.StatusOK {
+				t.Errorf("If-None-Match with another ETag: want 200, got:\n%s", other)
+			}
+		})
+	}
+
+	// Which document an Accept header gets (kube-apiserver v1.37 no longer
+	// serves v2beta1).
+	const onlyFollowing = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+	const notAcceptable = "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+	for _, tc := range []struct {
+		name, method, path, accept string
+		code                       int
+		ctype, msg                 string // msg: the 406 message
+	}{
+		{"aggregated-first", "GET", "/apis", acceptAggregated, 200, aggregatedJSON, ""},
+		{"protobuf", "GET", "/api", aggregatedProtobuf + ",application/json", 200, aggregatedProtobuf, ""},
+		{"yaml", "GET", "/api", aggregatedYAML, 200, aggregatedYAML, ""},
+		{"more-specific-wins", "GET", "/apis", "application/json, " + aggregatedJSON, 200, aggregatedJSON, ""},
+		{"legacy-preferred-by-q", "GET", "/api", "application/json;q=0.5, " + aggregatedJSON, 200, aggregatedJSON, ""},
+		{"v2beta1-falls-back", "GET", "/api", strings.Replace(aggregatedJSON, "v=v2", "v=v2beta1", 1) + ",application/json", 200, "application/json", ""},
+		{"v2beta1-alone", "GET", "/api", strings.Replace(aggregatedJSON, "v=v2", "v=v2beta1", 1), 406, "application/json", onlyFollowing},
+		{"v2beta1-alone-apis", "GET", "/apis", strings.Replace(aggregatedJSON, "v=v2", "v=v2beta1", 1), 406, "application/json", onlyFollowing},
+		{"wildcard", "GET", "/api", "*/*", 200, "application/json", ""},
+		{"legacy-protobuf", "GET", "/api", "application/vnd.kubernetes.protobuf", 200, "application/vnd.kubernetes.protobuf", ""},
+		{"text-api", "GET", "/api", "text/plain", 406, "application/json", notAcceptable},
+		{"text-api-v1", "GET", "/api/v1", "text/plain", 406, "application/json", notAcceptable},
+		{"text-apis", "GET", "/apis", "text/plain", 406, "application/json", onlyFollowing},
+		{"text-apis-apps", "GET", "/apis/apps", "text/plain", 406, "application/json", onlyFollowing},
+		{"aggregated-on-group-version", "GET", "/apis/apps/v1", aggregatedJSON, 406, "application/json", onlyFollowing},
+		{"any-method", "DELETE", "/apis", aggregatedJSON, 200, aggregatedJSON, ""},
+		{"head", "HEAD", "/apis", aggregatedJSON, 200, aggregatedJSON, ""},
+		{"head-api", "HEAD", "/api", aggregatedJSON, 405, "application/json", ""},
+	} {
+		t.Run("accept/"+tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := e.do(t, tc.method, tc.path, nil, "Accept", tc.accept)
+			if r.Code != tc.code || r.Header.Get("Content-Type") != tc.ctype {
+				t.Fatalf("want %d %s, got:\n%s", tc.code, tc.ctype, r)
+			}
+			if tc.msg != "" {
+				checkStatus(t, r, tc.code, "NotAcceptable", tc.msg)
+				if st := decode(t, r.Body); str(st, "message") != tc.msg {
+					t.Errorf("message %q, want %q", str(st, "message"), tc.msg)
+				}
+			}
+		})
+	}
+
+	t.Run("crd", func(t *testing.T) {
+		t.Parallel()
+		group, _ := e.createCRD(t)
+		var entry obj
+		e.waitCondition(t, "the CRD's group in aggregated discovery", func() bool {
+			have, _ := aggregatedGroups(t, expect(t, e.get(t, "/apis", "Accept", acceptAggregated), http.StatusOK))
+			g, ok := have[group]
+			if !ok {
+				return false
+			}
+			var vs []string
+			for _, v := range g["versions"].([]any) {
+				vs = append(vs, str(v.(map[string]any), "version"))
+			}
+			if !reflect.DeepEqual(vs, []string{"v1", "v1beta1"}) {
+				t.Fatalf("%s versions %v, want v1 then v1beta1", group, vs)
+			}
+			entry = aggregatedEntry(g, "v1", "widgets")
+			return true
+		})
+		want := decode(t, []byte(`{"resource":"widgets","responseKind":{"group":"`+group+`","version":"v1","kind":"Widget"},
+			"scope":"Namespaced","singularResource":"widget","verbs":["delete","deletecollection","get","list","patch","create","update","watch"],
+			"shortNames":["wd"],"subresources":[{"subresource":"status","responseKind":{"group":"`+group+`","version":"v1","kind":"Widget"},"verbs":["get","patch","update"]}]}`))
+		if !reflect.DeepEqual(entry, want) {
+			t.Errorf("widgets:\n got: %s\nwant: %s", compact(entry), compact(want))
+		}
+		expect(t, e.del(t, crdPath+"/widgets."+group, nil), http.StatusOK)
+		e.waitCondition(t, "the CRD's group to leave aggregated discovery", func() bool {
+			have, _ := aggregatedGroups(t, expect(t, e.get(t, "/apis", "Accept", acceptAggregated), http.StatusOK))
+			_, ok := have[group]
+			return !ok
+		})
+	})
+}
+
+// waitCondition polls cond, which reads state that cannot be watched (such
+// as discovery), until it holds or the deadline passes.
+func (e *env) waitCondition(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(e.within(30 * time.Second))
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
+		}
+	}
 }

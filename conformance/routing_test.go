@@ -108,6 +108,9 @@ func TestRouting(t *testing.T) {
 			if r.Code != c.code || r.Header.Get("Content-Type") != c.ctype {
 				t.Fatalf("want %d %s, got:\n%s", c.code, c.ctype, r)
 			}
+			if cc := r.Header.Get("Cache-Control"); cc != "no-cache, private" {
+				t.Errorf("Cache-Control %q, want no-cache, private", cc)
+			}
 			switch {
 			case c.method == http.MethodHead:
 				if len(r.Body) != 0 {
