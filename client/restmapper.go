@@ -9,6 +9,7 @@ import (
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 )
 
 // RESTMapping says how a kind is served: the resource, the kind, and whether
@@ -49,24 +50,58 @@ func IsNoMatch(err error) bool {
 	return errors.As(err, &nm)
 }
 
-// RESTMapper maps kinds to resources and back, from discovery. It loads what
-// it needs lazily, one API group at a time, and caches it; a lookup that
-// misses the cache refreshes that group (the group list and the group's
-// resources) once and looks again, so kinds served after the cache was filled
-// (a CRD just created) are found. Concurrent loads of the same document share
-// one request (singleflight). It is safe for concurrent use.
+// RESTMapper maps kinds to resources and back, from discovery, and caches
+// what it learnt. On a server with aggregated discovery it loads every group
+// and resource at once (two requests); on one without, it loads the group
+// list and then the resources of the groups it is asked about, one group at
+// a time.
+//
+// A lookup that misses the cache refreshes it and looks again, so kinds
+// served after the cache was filled (a CRD just created) are found.
+// Refreshes on misses are rate-limited (RESTMapperOptions): a program that
+// keeps asking for a kind the server does not serve gets *NoMatchError from
+// the cache instead of sending discovery requests in a loop. Concurrent
+// loads of the same document share one request (singleflight). It is safe
+// for concurrent use.
 type RESTMapper struct {
 	d      *Discovery
 	flight singleflight.Group
+	misses *rate.Limiter // refreshes on a miss
 
 	mu        sync.RWMutex
 	groups    map[string]metav1.APIGroup // nil until loaded
 	resources map[string][]metav1.APIResource
+	// complete means resources holds every group version of groups (they came
+	// from aggregated discovery): nothing is loaded per group version.
+	complete bool
 }
 
-// NewRESTMapper returns a mapper over d with an empty cache.
+// RESTMapperOptions tunes a RESTMapper.
+type RESTMapperOptions struct {
+	// MissRefreshRate is how many refreshes per second lookups that miss the
+	// cache may cause over time (default 5, as controller-runtime's dynamic
+	// mapper allowed); MissRefreshBurst how many in a row (default 5). A miss
+	// beyond them is answered from the cache.
+	MissRefreshRate  rate.Limit
+	MissRefreshBurst int
+}
+
+// NewRESTMapper returns a mapper over d with an empty cache and default
+// options.
 func NewRESTMapper(d *Discovery) *RESTMapper {
-	return &RESTMapper{d: d, resources: map[string][]metav1.APIResource{}}
+	return NewRESTMapperWithOptions(d, RESTMapperOptions{})
+}
+
+// NewRESTMapperWithOptions returns a mapper over d with an empty cache.
+func NewRESTMapperWithOptions(d *Discovery, opts RESTMapperOptions) *RESTMapper {
+	if opts.MissRefreshRate <= 0 {
+		opts.MissRefreshRate = 5
+	}
+	if opts.MissRefreshBurst <= 0 {
+		opts.MissRefreshBurst = 5
+	}
+	return &RESTMapper{d: d, resources: map[string][]metav1.APIResource{},
+		misses: rate.NewLimiter(opts.MissRefreshRate, opts.MissRefreshBurst)}
 }
 
 // Reset empties the cache.
@@ -74,6 +109,7 @@ func (m *RESTMapper) Reset() {
 	m.mu.Lock()
 	m.groups = nil
 	m.resources = map[string][]metav1.APIResource{}
+	m.complete = false
 	m.mu.Unlock()
 }
 
@@ -120,7 +156,8 @@ func (m *RESTMapper) KindFor(ctx context.Context, gvr GroupVersionResource) (Gro
 }
 
 // lookup finds the first resource of group that match accepts, loading the
-// group if need be and refreshing it once on a miss.
+// group if need be and refreshing the cache once on a miss, when the miss
+// limiter allows.
 func (m *RESTMapper) lookup(ctx context.Context, group string, versions []string, match func(metav1.APIResource) bool, miss *NoMatchError) (*RESTMapping, error) {
 	var loadErr error
 	for refresh := range 2 {
@@ -132,8 +169,8 @@ func (m *RESTMapper) lookup(ctx context.Context, group string, versions []string
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if fresh {
-			break // just loaded from the server: a refresh would say the same
+		if fresh || !m.misses.Allow() {
+			break // just loaded from the server, or refreshed enough lately
 		}
 	}
 	if loadErr != nil {
@@ -159,7 +196,8 @@ func (m *RESTMapper) load(ctx context.Context, group string, force bool) (fresh 
 	g, ok := m.groups[group]
 	var missing []string
 	for _, v := range g.Versions {
-		if _, have := m.resources[v.GroupVersion]; force || !have {
+		// After an aggregated load, what is missing is a stale group version.
+		if _, have := m.resources[v.GroupVersion]; !have || force && !m.complete {
 			missing = append(missing, v.GroupVersion)
 		}
 	}
@@ -175,18 +213,27 @@ func (m *RESTMapper) load(ctx context.Context, group string, force bool) (fresh 
 	return fresh, err
 }
 
+// loadGroups loads the group list, and with it every group version's
+// resources when the server serves aggregated discovery.
 func (m *RESTMapper) loadGroups(ctx context.Context) error {
 	_, err, _ := m.flight.Do("groups", func() (any, error) {
-		list, err := m.d.ServerGroups(ctx)
+		doc, err := m.d.discover(ctx)
 		if err != nil {
 			return nil, err
 		}
-		groups := make(map[string]metav1.APIGroup, len(list.Groups))
-		for _, g := range list.Groups {
+		groups := make(map[string]metav1.APIGroup, len(doc.groups.Groups))
+		for _, g := range doc.groups.Groups {
 			groups[g.Name] = g
 		}
 		m.mu.Lock()
 		m.groups = groups
+		m.complete = doc.aggregated
+		if doc.aggregated {
+			m.resources = make(map[string][]metav1.APIResource, len(doc.resources))
+			for gv, list := range doc.resources {
+				m.resources[gv] = list.APIResources
+			}
+		}
 		m.mu.Unlock()
 		return nil, nil
 	})
