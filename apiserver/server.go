@@ -108,15 +108,23 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // VersionInfo is the /version document.
 type VersionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
+	Major string `json:"major"`
+	Minor string `json:"minor"`
+	// EmulationMajor and EmulationMinor are the version whose APIs and
+	// behaviour the server emulates; MinCompatibilityMajor and
+	// MinCompatibilityMinor the oldest version it stays compatible with
+	// (kube-apiserver 1.31 and later).
+	EmulationMajor        string `json:"emulationMajor,omitempty"`
+	EmulationMinor        string `json:"emulationMinor,omitempty"`
+	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
+	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
+	GitVersion            string `json:"gitVersion"`
+	GitCommit             string `json:"gitCommit"`
+	GitTreeState          string `json:"gitTreeState"`
+	BuildDate             string `json:"buildDate"`
+	GoVersion             string `json:"goVersion"`
+	Compiler              string `json:"compiler"`
+	Platform              string `json:"platform"`
 }
 
 // Server is the reference API server. It is safe for concurrent use.
@@ -383,6 +391,7 @@ func (s *Server) notFoundPage(w http.ResponseWriter, _ *http.Request) {
 }
 
 func defaultVersion() VersionInfo {
-	return VersionInfo{Major: "1", Minor: "32", GitVersion: "v1.32.2-kapi", GitTreeState: "clean",
+	return VersionInfo{Major: "1", Minor: "37", EmulationMajor: "1", EmulationMinor: "37",
+		MinCompatibilityMajor: "1", MinCompatibilityMinor: "36", GitVersion: "v1.37.2-kapi", GitTreeState: "clean",
 		BuildDate: "1970-01-01T00:00:00Z", GoVersion: goVersion(), Compiler: "gc", Platform: platform()}
 }

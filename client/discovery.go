@@ -13,15 +13,22 @@ import (
 
 // VersionInfo is the server's /version document.
 type VersionInfo struct {
-	Major        string `json:"major"`        // "1"
-	Minor        string `json:"minor"`        // "32"
-	GitVersion   string `json:"gitVersion"`   // "v1.32.2"
-	GitCommit    string `json:"gitCommit"`    // the source commit
-	GitTreeState string `json:"gitTreeState"` // "clean" or "dirty"
-	BuildDate    string `json:"buildDate"`    // RFC 3339
-	GoVersion    string `json:"goVersion"`    // "go1.23.6"
-	Compiler     string `json:"compiler"`     // "gc"
-	Platform     string `json:"platform"`     // "linux/amd64"
+	Major string `json:"major"` // "1"
+	Minor string `json:"minor"` // "37"
+	// EmulationMajor and EmulationMinor are the version the server emulates,
+	// MinCompatibilityMajor and MinCompatibilityMinor the oldest it stays
+	// compatible with (kube-apiserver 1.31 and later; empty before).
+	EmulationMajor        string `json:"emulationMajor,omitempty"`
+	EmulationMinor        string `json:"emulationMinor,omitempty"`
+	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
+	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
+	GitVersion            string `json:"gitVersion"`   // "v1.37.2"
+	GitCommit             string `json:"gitCommit"`    // the source commit
+	GitTreeState          string `json:"gitTreeState"` // "clean" or "dirty"
+	BuildDate             string `json:"buildDate"`    // RFC 3339
+	GoVersion             string `json:"goVersion"`    // "go1.23.6"
+	Compiler              string `json:"compiler"`     // "gc"
+	Platform              string `json:"platform"`     // "linux/amd64"
 }
 
 // String returns GitVersion.
