@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
 // FuzzServeHTTP throws arbitrary requests at a server holding a few objects:
@@ -53,6 +55,52 @@ func FuzzServeHTTP(f *testing.F) {
 		srv.ServeHTTP(rec, req)
 		if rec.Code == http.StatusInternalServerError {
 			t.Fatalf("%s %s (%s) %q: 500 %s", method, path, ct, body, rec.Body)
+		}
+	})
+}
+
+// FuzzDiscovery throws arbitrary methods, paths and Accept headers at the
+// discovery and routing paths: every answer is deliberate (never 500), and
+// a JSON answer is a JSON document.
+func FuzzDiscovery(f *testing.F) {
+	for _, seed := range []struct{ method, path, accept string }{
+		{"GET", "/api", acceptAggregatedJSON},
+		{"GET", "/apis", "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"},
+		{"DELETE", "/apis", "application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5, */*"},
+		{"GET", "/apis/apps/v1", "text/plain"},
+		{"PUT", "/api/v1", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"},
+		{"HEAD", "/apis/apps", ""},
+		{"GET", "/apis/nope/v1/x", "application/json"},
+		{"PATCH", "/api/v1/configmaps", "application/json"},
+		{"GET", "/api/v9/pods/a/b/c", ";;,"},
+	} {
+		f.Add(seed.method, seed.path, seed.accept)
+	}
+	srv, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { srv.Close() })
+	f.Fuzz(func(t *testing.T, method, path, accept string) {
+		if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \r\n\t#?") || strings.ContainsAny(method, " \r\n\t:/()<>@,;\\\"[]?={}") || method == "" ||
+			strings.ContainsAny(accept, "\r\n") {
+			return // not a request net/http would deliver (no query: no watches)
+		}
+		req, err := http.NewRequest(method, "http://kapi"+path, nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("Accept", accept)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code == http.StatusInternalServerError {
+			t.Fatalf("%s %s (Accept %q): 500 %s", method, path, accept, rec.Body)
+		}
+		if ct := rec.Header().Get("Content-Type"); strings.HasPrefix(ct, "application/json") && rec.Body.Len() > 0 {
+			var v any
+			if err := kjson.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+				t.Fatalf("%s %s (Accept %q): %s answered with invalid JSON: %v", method, path, accept, ct, err)
+			}
 		}
 	})
 }

@@ -7,8 +7,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	apidiscoveryv2 "github.com/kapi-dev/kapi/api/apidiscovery/v2"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
 // paths returns the paths of the exchanges from the n-th on.
@@ -183,4 +185,36 @@ func TestRESTMapperMissesAreRateLimited(t *testing.T) {
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// FuzzAggregatedDiscovery feeds arbitrary aggregated documents, in JSON
+// and protobuf, to the discovery client's conversion: it never panics, and
+// every resource list it makes belongs to a group it lists.
+func FuzzAggregatedDiscovery(f *testing.F) {
+	f.Add([]byte(`{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[{"metadata":{"name":"apps"},"versions":[{"version":"v1","resources":[{"resource":"deployments","responseKind":{"group":"","version":"","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["get"],"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get"]}]}],"freshness":"Current"},{"version":"v1beta1","freshness":"Stale"}]}]}`))
+	f.Add([]byte(`{"items":[{"versions":[{"version":"","resources":[{"resource":"a/b"}]}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, decode := range []func([]byte, *apidiscoveryv2.APIGroupDiscoveryList) error{
+			func(b []byte, l *apidiscoveryv2.APIGroupDiscoveryList) error { return kjson.Unmarshal(b, l) },
+			func(b []byte, l *apidiscoveryv2.APIGroupDiscoveryList) error { _, err := codec.UnmarshalProtobuf(b, l); return err },
+		} {
+			list := &apidiscoveryv2.APIGroupDiscoveryList{}
+			if decode(b, list) != nil {
+				continue
+			}
+			resources := map[string]*metav1.APIResourceList{}
+			groups := fromAggregated(list, resources)
+			for gv := range resources {
+				found := false
+				for _, g := range groups {
+					for _, v := range g.Versions {
+						found = found || v.GroupVersion == gv
+					}
+				}
+				if !found {
+					t.Fatalf("resources of %q, a group version no group lists", gv)
+				}
+			}
+		}
+	})
 }
