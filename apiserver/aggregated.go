@@ -112,7 +112,7 @@ func (s *Server) aggregatedDiscovery(core bool) *apidiscoveryv2.APIGroupDiscover
 		for _, v := range g.versions {
 			item.Versions = append(item.Versions, apidiscoveryv2.APIVersionDiscovery{
 				Version:   v.name,
-				Resources: aggregatedResources(g.name, v.name, s.reg.ForGroupVersion(g.name, v.name)),
+				Resources: s.aggregatedResources(g.name, v.name, s.reg.ForGroupVersion(g.name, v.name)),
 				Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
 			})
 		}
@@ -127,8 +127,8 @@ func (s *Server) aggregatedDiscovery(core bool) *apidiscoveryv2.APIGroupDiscover
 // built-in resource names only the kind when it is of the resource's own
 // group version (group and version empty), and a custom resource's names
 // all three.
-func aggregatedResources(group, version string, resources []*registry.Resource) []apidiscoveryv2.APIResourceDiscovery {
-	entries := apiResources(resources)
+func (s *Server) aggregatedResources(group, version string, resources []*registry.Resource) []apidiscoveryv2.APIResourceDiscovery {
+	entries := s.apiResources(resources)
 	custom := len(resources) > 0 && resources[0].Custom
 	kindOf := func(e metav1.APIResource) *metav1.GroupVersionKind {
 		k := &metav1.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}

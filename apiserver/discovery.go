@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -241,7 +242,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 		list.APIVersion = "v1"
 		list.GroupVersion = group + "/" + version
 	}
-	list.APIResources = append(list.APIResources, apiResources(s.reg.ForGroupVersion(group, version))...)
+	list.APIResources = append(list.APIResources, s.apiResources(s.reg.ForGroupVersion(group, version))...)
 	s.writeDiscoveryDocument(w, r, mt, metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, list)
 }
 
@@ -249,12 +250,12 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 // version's APIResourceList, each followed by its subresources: for a
 // built-in kind in path order (scale before status), for a custom resource
 // status before scale, as kube-apiserver lists them.
-func apiResources(resources []*registry.Resource) []metav1.APIResource {
+func (s *Server) apiResources(resources []*registry.Resource) []metav1.APIResource {
 	var out []metav1.APIResource
 	for _, res := range resources {
 		out = append(out, metav1.APIResource{
 			Name: res.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
-			Verbs: res.Verbs(), ShortNames: res.ShortNames, Categories: res.Categories,
+			Verbs: s.verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
 			StorageVersionHash: storageVersionHash(res.Group, cmp.Or(res.StorageVersion, res.Version), res.Kind),
 		})
 		var subs []metav1.APIResource
@@ -278,6 +279,29 @@ func apiResources(resources []*registry.Resource) []metav1.APIResource {
 		out = append(out, subs...)
 	}
 	return out
+}
+
+// verbsOf are the verbs discovery lists for res: a custom resource whose
+// definition is being deleted is no longer created nor updated, and
+// kube-apiserver lists only delete, deletecollection, get, list and watch.
+func (s *Server) verbsOf(res *registry.Resource) []string {
+	if res.Custom && s.crds != nil && s.crds.terminatingResource(res) {
+		return []string{"delete", "deletecollection", "get", "list", "watch"}
+	}
+	return res.Verbs()
+}
+
+// terminatingResource reports whether res is served for a CRD being
+// deleted.
+func (c *crdController) terminatingResource(res *registry.Resource) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, sc := range c.crds {
+		if slices.Contains(sc.resources, res) {
+			return sc.terminating.Load()
+		}
+	}
+	return false
 }
 
 // storageVersionHash is kube-apiserver's opaque hash of the version a resource

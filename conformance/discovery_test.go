@@ -434,7 +434,26 @@ func TestAggregatedDiscovery(t *testing.T) {
 		if !reflect.DeepEqual(entry, want) {
 			t.Errorf("widgets:\n got: %s\nwant: %s", compact(entry), compact(want))
 		}
+		// While the CRD is being deleted (an object with a finalizer holds
+		// it), its resources are listed with the verbs they still have.
+		ns := e.namespace(t)
+		base := "/apis/" + group + "/v1/namespaces/" + ns + "/widgets"
+		held := widget("held", obj{"size": 1})
+		held["apiVersion"] = group + "/v1"
+		held["metadata"].(map[string]any)["finalizers"] = []any{"conformance.kapi.dev/hold"}
+		expect(t, e.post(t, base, held), http.StatusCreated)
 		expect(t, e.del(t, crdPath+"/widgets."+group, nil), http.StatusOK)
+		terminating := []any{"delete", "deletecollection", "get", "list", "watch"}
+		e.waitCondition(t, "the terminating CRD's verbs in aggregated discovery", func() bool {
+			have, _ := aggregatedGroups(t, expect(t, e.get(t, "/apis", "Accept", acceptAggregated), http.StatusOK))
+			g, ok := have[group]
+			return ok && reflect.DeepEqual(aggregatedEntry(g, "v1", "widgets")["verbs"], terminating)
+		})
+		legacy := resourceEntries(t, expect(t, e.get(t, "/apis/"+group+"/v1"), http.StatusOK))["widgets"]
+		if !reflect.DeepEqual(legacy["verbs"], terminating) {
+			t.Errorf("legacy verbs of a terminating CRD's resource %v, want %v", legacy["verbs"], terminating)
+		}
+		e.modify(t, base+"/held", false, func(o obj) { o["metadata"].(map[string]any)["finalizers"] = nil })
 		e.waitCondition(t, "the CRD's group to leave aggregated discovery", func() bool {
 			have, _ := aggregatedGroups(t, expect(t, e.get(t, "/apis", "Accept", acceptAggregated), http.StatusOK))
 			_, ok := have[group]
