@@ -196,7 +196,10 @@ func FuzzAggregatedDiscovery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, decode := range []func([]byte, *apidiscoveryv2.APIGroupDiscoveryList) error{
 			func(b []byte, l *apidiscoveryv2.APIGroupDiscoveryList) error { return kjson.Unmarshal(b, l) },
-			func(b []byte, l *apidiscoveryv2.APIGroupDiscoveryList) error { _, err := codec.UnmarshalProtobuf(b, l); return err },
+			func(b []byte, l *apidiscoveryv2.APIGroupDiscoveryList) error {
+				_, err := codec.UnmarshalProtobuf(b, l)
+				return err
+			},
 		} {
 			list := &apidiscoveryv2.APIGroupDiscoveryList{}
 			if decode(b, list) != nil {
