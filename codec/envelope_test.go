@@ -45,19 +45,20 @@ func goldenEnvelopes(t testing.TB) map[string][]byte {
 
 func TestDecodeEnvelopeGolden(t *testing.T) {
 	want := map[string]metav1.TypeMeta{
-		"08-get-configmap-protobuf.body.pb":      {Kind: "ConfigMap", APIVersion: "v1"},
-		"10-get-secret-protobuf.body.pb":         {Kind: "Secret", APIVersion: "v1"},
-		"14-get-pod-protobuf.body.pb":            {Kind: "Pod", APIVersion: "v1"},
-		"17-get-node-protobuf.body.pb":           {Kind: "Node", APIVersion: "v1"},
-		"19-get-service-protobuf.body.pb":        {Kind: "Service", APIVersion: "v1"},
-		"20-get-serviceaccount-protobuf.body.pb": {Kind: "ServiceAccount", APIVersion: "v1"},
-		"22-get-event-protobuf.body.pb":          {Kind: "Event", APIVersion: "v1"},
-		"24-get-lease-protobuf.body.pb":          {Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
-		"26-get-deployment-protobuf.body.pb":     {Kind: "Deployment", APIVersion: "apps/v1"},
-		"28-get-namespace-protobuf.body.pb":      {Kind: "Namespace", APIVersion: "v1"},
-		"32-list-configmaps-protobuf.body.pb":    {Kind: "ConfigMapList", APIVersion: "v1"},
-		"34-list-pods-protobuf.body.pb":          {Kind: "PodList", APIVersion: "v1"},
-		"89-widget-protobuf-only.body.pb":        {Kind: "Status", APIVersion: "v1"},
+		"08-get-configmap-protobuf.body.pb":         {Kind: "ConfigMap", APIVersion: "v1"},
+		"10-get-secret-protobuf.body.pb":            {Kind: "Secret", APIVersion: "v1"},
+		"14-get-pod-protobuf.body.pb":               {Kind: "Pod", APIVersion: "v1"},
+		"17-get-node-protobuf.body.pb":              {Kind: "Node", APIVersion: "v1"},
+		"19-get-service-protobuf.body.pb":           {Kind: "Service", APIVersion: "v1"},
+		"20-get-serviceaccount-protobuf.body.pb":    {Kind: "ServiceAccount", APIVersion: "v1"},
+		"22-get-event-protobuf.body.pb":             {Kind: "Event", APIVersion: "v1"},
+		"24-get-lease-protobuf.body.pb":             {Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
+		"26-get-deployment-protobuf.body.pb":        {Kind: "Deployment", APIVersion: "apps/v1"},
+		"28-get-namespace-protobuf.body.pb":         {Kind: "Namespace", APIVersion: "v1"},
+		"32-list-configmaps-protobuf.body.pb":       {Kind: "ConfigMapList", APIVersion: "v1"},
+		"34-list-pods-protobuf.body.pb":             {Kind: "PodList", APIVersion: "v1"},
+		"89-widget-protobuf-only.body.pb":           {Kind: "Status", APIVersion: "v1"},
+		"aggregated-discovery-api-protobuf.body.pb": {Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
 	}
 	for name, b := range goldenEnvelopes(t) {
 		t.Run(name, func(t *testing.T) {
