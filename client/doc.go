@@ -117,11 +117,15 @@
 // # Discovery and RESTMapper
 //
 // [Client.Discovery] reads the server's version, API groups and the
-// resources of each group version. [Client.RESTMapper] maps kinds to
+// resources of each group version. It asks /api and /apis for aggregated
+// discovery (apidiscovery.k8s.io/v2), which describes every group and
+// resource in two requests, and falls back to one request per group version
+// on servers that do not serve it. [Client.RESTMapper] maps kinds to
 // resources (and resources, by plural, singular or short name, to kinds) from
-// discovery, cached one group at a time and refreshed when a lookup misses,
-// so that resources installed later are found; concurrent loads share one
-// request.
+// discovery, cached (everything at once with aggregated discovery, one group
+// at a time without) and refreshed when a lookup misses, so that resources
+// installed later are found; concurrent loads share one request, and
+// refreshes on misses are rate-limited ([RESTMapperOptions]).
 //
 // # REST layer
 //
