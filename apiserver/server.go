@@ -26,6 +26,8 @@
 //     columns);
 //   - CustomResourceDefinitions (crd.go): served as soon as they are stored,
 //     validated, pruned and defaulted by their schema (package schema);
+//   - discovery, legacy and aggregated (apidiscovery.k8s.io/v2 at /api and
+//     /apis, with ETags), kept current as CRDs come and go (aggregated.go);
 //   - the status and scale subresources;
 //   - finalizers, namespace deletion of all content, and a garbage collector
 //     for ownerReferences (gc.go) with the three propagation policies.
