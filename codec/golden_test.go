@@ -9,6 +9,7 @@ import (
 
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
+	autoscalingv1 "github.com/kapi-dev/kapi/api/autoscaling/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -30,6 +31,7 @@ var kinds = map[string]func() any{
 	"Lease": func() any { return new(coordinationv1.Lease) }, "LeaseList": func() any { return new(coordinationv1.LeaseList) },
 	"CustomResourceDefinition":     func() any { return new(apiextensionsv1.CustomResourceDefinition) },
 	"CustomResourceDefinitionList": func() any { return new(apiextensionsv1.CustomResourceDefinitionList) },
+	"Scale":                        func() any { return new(autoscalingv1.Scale) },
 	"Status":                       func() any { return new(metav1.Status) },
 	"APIVersions":                  func() any { return new(metav1.APIVersions) },
 	"APIGroupList":                 func() any { return new(metav1.APIGroupList) },
@@ -136,6 +138,13 @@ var protobufGolden = []struct{ pb, jsonTwin string }{
 	{"28-get-namespace-protobuf", ""},
 	{"32-list-configmaps-protobuf", ""},
 	{"34-list-pods-protobuf", "33-list-pods-json"},
+	// From kube-apiserver v1.37.2: CRDs (a schema using every JSON wire form
+	// a structural schema allows) and Scales.
+	{"proto-get-crd-protobuf", "proto-get-crd-json"},
+	{"proto-list-crd-protobuf", "proto-list-crd-json"},
+	{"proto-create-crd-protobuf", ""},
+	{"proto-get-scale-deployment-protobuf", "proto-get-scale-deployment-json"},
+	{"proto-update-scale-deployment-protobuf", ""},
 }
 
 func TestGoldenProtobufRoundTrip(t *testing.T) {

@@ -105,13 +105,23 @@ func parse(name string, raw []byte) (*Exchange, error) {
 		return nil, fmt.Errorf("status line %q", status)
 	}
 	x.Reason = reason
-	if bytes.HasPrefix(x.ResponseBody, []byte("<binary body: ")) {
-		file, _, _ := strings.Cut(strings.TrimPrefix(string(x.ResponseBody), "<binary body: "), ",")
-		if x.ResponseBody, err = os.ReadFile(filepath.Join(Dir(), file)); err != nil {
-			return nil, err
-		}
+	if x.RequestBody, err = binaryBody(x.RequestBody); err != nil {
+		return nil, err
+	}
+	if x.ResponseBody, err = binaryBody(x.ResponseBody); err != nil {
+		return nil, err
 	}
 	return x, nil
+}
+
+// binaryBody reads the file a "<binary body: NAME, N bytes>" pointer names
+// (request or response), or returns body as it is.
+func binaryBody(body []byte) ([]byte, error) {
+	if !bytes.HasPrefix(body, []byte("<binary body: ")) {
+		return body, nil
+	}
+	file, _, _ := strings.Cut(strings.TrimPrefix(string(body), "<binary body: "), ",")
+	return os.ReadFile(filepath.Join(Dir(), file))
 }
 
 // headerBlock splits "first line\nHeader: v\n...\n\nbody" into its parts. The

@@ -100,7 +100,19 @@ type Decoder struct {
 	typ  protowire.Type
 	errv error
 	st   *State
+	// depth is how deep in nested messages the decoder is (see MaxDepth).
+	depth int
 }
+
+// MaxDepth is how deeply messages may nest in one decode. Deeper input is an
+// error (ErrTooDeep) rather than a recursion as deep as the input allows: a
+// recursive message such as apiextensions' JSONSchemaProps costs three bytes
+// per level, so a request body of a few megabytes could otherwise nest a
+// million levels. JSON decoding has the same limit.
+const MaxDepth = 10000
+
+// ErrTooDeep reports messages nested more than MaxDepth levels.
+var ErrTooDeep = errors.New("protobuf: messages nested too deeply")
 
 // NewDecoder starts decoding b as the message named msg (used in errors).
 func NewDecoder(b []byte, msg string) *Decoder { return &Decoder{b: b, msg: msg} }
@@ -115,13 +127,23 @@ func NewDecoderState(b []byte, msg string, st *State) *Decoder {
 // message, sharing d's state; the caller owns sub's storage, so that nested
 // decoders live on the stack. Errors of sub are not d's: Wrap them.
 func (d *Decoder) Sub(sub *Decoder) {
-	*sub = Decoder{b: d.Bytes(), st: d.st}
+	*sub = Decoder{b: d.Bytes(), st: d.st, depth: d.depth + 1}
+	sub.checkDepth()
 }
 
 // SubBytes points sub at b (a nested message already read, such as a map
 // value), sharing d's state.
 func (d *Decoder) SubBytes(sub *Decoder, b []byte) {
-	*sub = Decoder{b: b, st: d.st}
+	*sub = Decoder{b: b, st: d.st, depth: d.depth + 1}
+	sub.checkDepth()
+}
+
+// checkDepth fails a decoder nested deeper than MaxDepth: Next then reports
+// no field and Err the error.
+func (d *Decoder) checkDepth() {
+	if d.depth > MaxDepth {
+		d.errv = fmt.Errorf("decoding at depth %d: %w", d.depth, ErrTooDeep)
+	}
 }
 
 // SetName names the message being decoded in errors. Generated decoders call

@@ -39,6 +39,7 @@ import (
 	apidiscoveryv2beta1 "github.com/kapi-dev/kapi/api/apidiscovery/v2beta1"
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
+	autoscalingv1 "github.com/kapi-dev/kapi/api/autoscaling/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	"github.com/kapi-dev/kapi/api/intstr"
@@ -64,6 +65,8 @@ var roots = []any{
 	coordinationv1.Lease{}, coordinationv1.LeaseList{},
 	apidiscoveryv2.APIGroupDiscoveryList{}, apidiscoveryv2.APIGroupDiscovery{},
 	apidiscoveryv2beta1.APIGroupDiscoveryList{}, apidiscoveryv2beta1.APIGroupDiscovery{},
+	autoscalingv1.Scale{},
+	apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{},
 }
 
 // handWritten types implement the methods themselves.
@@ -76,12 +79,15 @@ var handWritten = map[reflect.Type]bool{
 	reflect.TypeFor[metav1.TypeMeta]():     true,
 	reflect.TypeFor[resource.Quantity]():   true,
 	reflect.TypeFor[intstr.IntOrString]():  true,
+	// apiextensions' JSON checks the JSON text it decodes.
+	reflect.TypeFor[apiextensionsv1.JSON](): true,
 }
 
 var aliases = map[string]string{
 	module + "api/meta/v1":              "metav1",
 	module + "api/core/v1":              "corev1",
 	module + "api/apps/v1":              "appsv1",
+	module + "api/autoscaling/v1":       "autoscalingv1",
 	module + "api/coordination/v1":      "coordinationv1",
 	module + "api/resource":             "resource",
 	module + "api/intstr":               "intstr",
@@ -92,16 +98,12 @@ var aliases = map[string]string{
 
 // deepCopyOnly are JSON-only kinds that get deep copies but no protobuf.
 var deepCopyOnly = []any{
-	metav1.Table{}, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{},
+	metav1.Table{},
 }
 
 // ownDeepCopy types copy themselves: the hand-written wire types (plain values
-// or with their own DeepCopyInto) and apiextensions' JSON.
-var ownDeepCopy = func() map[reflect.Type]bool {
-	m := maps.Clone(handWritten)
-	m[reflect.TypeFor[apiextensionsv1.JSON]()] = true
-	return m
-}()
+// or with their own DeepCopyInto, as apiextensions' JSON).
+var ownDeepCopy = maps.Clone(handWritten)
 
 // walk calls add for every struct type reachable from roots through the fields
 // that follow accepts, stopping at the types in stop.
