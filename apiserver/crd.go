@@ -86,8 +86,10 @@ func crdResource() *registry.Resource {
 }
 
 // defaultCRD applies kube-apiserver's defaults: conversion strategy None,
-// singular and listKind from kind.
+// singular and listKind from kind; and stores the schemas' JSON values in
+// kube-apiserver's form (crdjson.go).
 func defaultCRD(crd *apiextensionsv1.CustomResourceDefinition) {
+	normalizeCRDJSON(crd)
 	if crd.Spec.Conversion == nil {
 		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
 	}
@@ -789,5 +791,30 @@ func withStatusManager(entries []metav1.ManagedFieldsEntry, st *apiextensionsv1.
 		}
 		out = append(out, e)
 	}
+	// In the field manager's order (operation, second, manager, apiVersion,
+	// subresource), as kube-apiserver keeps them.
+	sort.SliceStable(out, func(i, j int) bool {
+		p, q := out[i], out[j]
+		if p.Operation != q.Operation {
+			return p.Operation < q.Operation
+		}
+		var ps, qs int64
+		if p.Time != nil {
+			ps = p.Time.Unix()
+		}
+		if q.Time != nil {
+			qs = q.Time.Unix()
+		}
+		if ps != qs {
+			return ps < qs
+		}
+		if p.Manager != q.Manager {
+			return p.Manager < q.Manager
+		}
+		if p.APIVersion != q.APIVersion {
+			return p.APIVersion < q.APIVersion
+		}
+		return p.Subresource < q.Subresource
+	})
 	return out
 }

@@ -25,7 +25,9 @@ import (
 // resources whose CRD declares subresources.scale (registry.Resource.Scale).
 // GET answers the Scale; PUT changes spec.replicas of the object and nothing
 // else (a stale metadata.resourceVersion is 409, as on the object). Scale is
-// served as JSON or YAML, not protobuf.
+// read from JSON, YAML or protobuf bodies, and answered in any of the three
+// for built-in resources; custom resources' Scale is answered in JSON or YAML
+// only, as kube-apiserver does (406 when only protobuf is acceptable).
 //
 // The functions below are shared by every verb on scale: scaleOf reads the
 // Scale of a stored object, updateScale applies a new Scale to one; a PATCH
@@ -326,11 +328,16 @@ func (h *handler) serveScale() {
 		h.fail(resourceNotFound())
 		return
 	}
-	mt, err := codec.Negotiate(h.r.Header.Get("Accept"), scaleOffers)
+	offers := scaleOffers(h.res)
+	mt, err := codec.Negotiate(h.r.Header.Get("Accept"), offers)
 	if err != nil {
 		var na *codec.NotAcceptableError
 		if errors.As(err, &na) {
-			h.s.writeStatusAs(h.w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(scaleOffers)))
+			if h.res.Custom {
+				h.s.writeStatus(h.w, h.r, scaleNotAcceptable())
+				return
+			}
+			h.s.writeStatusAs(h.w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(offers)))
 			return
 		}
 		mt = offerJSON
@@ -412,10 +419,34 @@ func (h *handler) serveScale() {
 	}
 }
 
-// scaleOffers are the representations of Scale.
-var scaleOffers = []codec.MediaType{offerJSON, offerYAML}
+// scaleOffers are the representations a Scale of res is answered in: JSON,
+// YAML and protobuf, but for custom resources, whose Scale kube-apiserver
+// writes in JSON or YAML only.
+func scaleOffers(res *registry.Resource) []codec.MediaType {
+	if res.Custom {
+		return []codec.MediaType{offerJSON, offerYAML}
+	}
+	return []codec.MediaType{offerJSON, offerYAML, offerProtobuf}
+}
 
-// decodeScale decodes a Scale request body (JSON or YAML).
+// scaleMediaTypes are the media types of Scale request bodies, for every
+// resource, in kube-apiserver's order.
+var scaleMediaTypes = []string{codec.MediaTypeJSON, codec.MediaTypeYAML, codec.MediaTypeProtobuf}
+
+// scaleNotAcceptable is the 406 kube-apiserver answers a request for a
+// custom resource's Scale that accepts none of JSON and YAML: its message
+// names the types of the scale codecs, protobuf included, although a
+// custom resource's Scale is not written in it.
+func scaleNotAcceptable() *metav1.Status {
+	return &metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: "only the following media types are accepted: " + strings.Join(scaleMediaTypes, ", "),
+		Reason:  metav1.StatusReasonNotAcceptable,
+		Code:    http.StatusNotAcceptable,
+	}
+}
+
+// decodeScale decodes a Scale request body (JSON, YAML or protobuf).
 func (h *handler) decodeScale() (*autoscalingv1.Scale, *metav1.Status) {
 	body, st := h.readBody()
 	if st != nil {
@@ -426,31 +457,59 @@ func (h *handler) decodeScale() (*autoscalingv1.Scale, *metav1.Status) {
 		ct = codec.MediaTypeJSON
 	}
 	mt, err := codec.ParseMediaType(ct)
-	accepted := []string{codec.MediaTypeJSON, codec.MediaTypeYAML}
-	if err != nil || mt.Type != "application" || (mt.Subtype != "json" && mt.Subtype != "yaml") {
-		return nil, metav1.NewUnsupportedMediaType(accepted)
+	if err != nil || mt.Type != "application" || (mt.Subtype != "json" && mt.Subtype != "yaml" && mt.Subtype != offerProtobuf.Subtype) {
+		return nil, metav1.NewUnsupportedMediaType(scaleMediaTypes)
+	}
+	var sc autoscalingv1.Scale
+	if mt.Subtype == offerProtobuf.Subtype {
+		tm, err := codec.UnmarshalProtobuf(body, &sc)
+		if err != nil {
+			msg := err.Error()
+			if errors.Is(err, codec.ErrNotProtobufEnvelope) {
+				msg = fmt.Sprintf("provided data does not appear to be a protobuf message, expected prefix %v (%x)", []byte(codec.EnvelopeMagic), body[:min(len(body), 32)])
+			}
+			return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type Scale): " + msg)
+		}
+		sc.TypeMeta = tm // checked below as a JSON body's
+		return checkScaleType(&sc)
 	}
 	if mt.Subtype == "yaml" {
 		if body, err = yamlToJSON(body); err != nil {
 			return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type Scale): " + err.Error())
 		}
 	}
-	var sc autoscalingv1.Scale
 	if err := kjson.Unmarshal(body, &sc); err != nil {
 		return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type Scale): " + err.Error())
 	}
+	return checkScaleType(&sc)
+}
+
+// checkScaleType refuses a decoded Scale body that names another kind or
+// apiVersion.
+func checkScaleType(sc *autoscalingv1.Scale) (*autoscalingv1.Scale, *metav1.Status) {
 	if sc.Kind != "" && sc.Kind != "Scale" {
 		return nil, metav1.NewBadRequest(fmt.Sprintf("the kind in the body (%s) does not match the expected kind (Scale)", sc.Kind))
 	}
 	if sc.APIVersion != "" && sc.APIVersion != autoscalingv1.GroupVersion {
 		return nil, metav1.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", sc.APIVersion, autoscalingv1.GroupVersion))
 	}
-	return &sc, nil
+	return sc, nil
 }
 
 // writeScale writes a Scale.
 func (h *handler) writeScale(mt codec.MediaType, code int, sc *autoscalingv1.Scale) {
 	sc.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.GroupVersion}
+	if mt.Subtype == offerProtobuf.Subtype {
+		b, err := codec.MarshalProtobuf(sc.TypeMeta, sc)
+		if err != nil {
+			h.fail(metav1.NewInternalError(err))
+			return
+		}
+		h.w.Header().Set("Content-Type", codec.MediaTypeProtobuf)
+		h.w.WriteHeader(code)
+		_, _ = h.w.Write(b)
+		return
+	}
 	if mt.Subtype == offerYAML.Subtype {
 		h.s.writeYAML(h.w, code, sc)
 		return

@@ -59,6 +59,14 @@ func TestDecodeEnvelopeGolden(t *testing.T) {
 		"34-list-pods-protobuf.body.pb":             {Kind: "PodList", APIVersion: "v1"},
 		"89-widget-protobuf-only.body.pb":           {Kind: "Status", APIVersion: "v1"},
 		"aggregated-discovery-api-protobuf.body.pb": {Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2"},
+		// kube-apiserver v1.37.2
+		"proto-get-crd-protobuf.body.pb":                 {Kind: "CustomResourceDefinition", APIVersion: "apiextensions.k8s.io/v1"},
+		"proto-create-crd-protobuf.body.pb":              {Kind: "CustomResourceDefinition", APIVersion: "apiextensions.k8s.io/v1"},
+		"proto-list-crd-protobuf.body.pb":                {Kind: "CustomResourceDefinitionList", APIVersion: "apiextensions.k8s.io/v1"},
+		"proto-get-scale-deployment-protobuf.body.pb":    {Kind: "Scale", APIVersion: "autoscaling/v1"},
+		"proto-update-scale-deployment-protobuf.body.pb": {Kind: "Scale", APIVersion: "autoscaling/v1"},
+		"proto-get-scale-gear-protobuf.body.pb":          {Kind: "Status", APIVersion: "v1"},
+		"proto-update-scale-gear-protobuf.body.pb":       {Kind: "Status", APIVersion: "v1"},
 	}
 	for name, b := range goldenEnvelopes(t) {
 		t.Run(name, func(t *testing.T) {
