@@ -162,6 +162,14 @@ func TestProtobufGoldenCRDAndScale(t *testing.T) {
 			t.Errorf("proto-get-crd-json: %s missing from kapi's answer or the capture:\n%s", v, got)
 		}
 	}
+	// A protobuf watch carries the CRD as a get does.
+	x, got = replay(t, srv, "proto-watch-crd-protobuf", nil)
+	wantType, wantObj := firstWatchEvent(t, x.ResponseBody)
+	gotType, gotObj := firstWatchEvent(t, got)
+	if gotType != wantType {
+		t.Errorf("watch: first event %s, want %s", gotType, wantType)
+	}
+	sameCRDBytes(t, x.Name, wantObj, gotObj)
 	// A CRD created in protobuf is answered in protobuf.
 	x, got = replay(t, srv, "proto-create-crd-protobuf", nil)
 	sameCRDBytes(t, x.Name, x.ResponseBody, got)
@@ -224,4 +232,14 @@ func TestProtobufGoldenCRDAndScale(t *testing.T) {
 func uidAndRV(obj map[string]any) (metav1.UID, string) {
 	m := obj["metadata"].(map[string]any)
 	return metav1.UID(m["uid"].(string)), m["resourceVersion"].(string)
+}
+
+// firstWatchEvent decodes the first event of a protobuf watch stream.
+func firstWatchEvent(t *testing.T, stream []byte) (string, []byte) {
+	t.Helper()
+	typ, obj, err := codec.NewProtobufWatchDecoder(bytes.NewReader(stream)).Next()
+	if err != nil {
+		t.Fatalf("watch stream: %v", err)
+	}
+	return typ, obj
 }
