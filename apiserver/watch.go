@@ -13,6 +13,10 @@ import (
 	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
+// preTimeoutBookmark is how long before a watch's timeout it gets a
+// BOOKMARK (when it allows bookmarks), as kube-apiserver's cacher sends one.
+const preTimeoutBookmark = 2 * time.Second
+
 // watchEncoder writes watch events in the negotiated framing.
 type watchEncoder interface {
 	Encode(eventType string, object []byte) error
@@ -65,12 +69,16 @@ func (h *handler) watch() {
 		}
 		wo.ResourceVersion = rv
 	}
-	if opts.AllowWatchBookmarks {
-		wo.BookmarkInterval = h.s.cfg.BookmarkInterval
-	}
 	timeout := time.Duration(float64(h.s.cfg.MinWatchTimeout) * (1 + rand.Float64()))
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	if opts.AllowWatchBookmarks {
+		wo.BookmarkInterval = h.s.cfg.BookmarkInterval
+		// As kube-apiserver's cacher: one more bookmark shortly before the
+		// watch times out, so that the client resumes from a recent
+		// resourceVersion (none when the timeout is that short).
+		wo.BookmarkAt = time.Now().Add(timeout - preTimeoutBookmark)
 	}
 	ctx, cancel := contextWithTimeout(h.r.Context(), h.s.ctx, timeout)
 	defer cancel()

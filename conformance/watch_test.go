@@ -244,9 +244,9 @@ func TestWatch(t *testing.T) {
 	})
 
 	// golden 93: BOOKMARK objects carry kind, apiVersion and
-	// metadata.resourceVersion only. kube-apiserver sends one shortly before
-	// the watch times out (and about every minute); the in-process server
-	// every bookmarkInterval.
+	// metadata.resourceVersion only. kube-apiserver sends one two seconds
+	// before the watch times out (and about every minute); the in-process
+	// server too, and every bookmarkInterval.
 	t.Run("bookmarks", func(t *testing.T) {
 		t.Parallel()
 		ns := e.namespace(t)
@@ -271,6 +271,39 @@ func TestWatch(t *testing.T) {
 		checkBookmark(t, bm, "ConfigMap", "v1", false)
 		if rvNum(t, rv(bm.Object)) < rvNum(t, rv(c)) {
 			t.Errorf("BOOKMARK at %s, before the event at %s it follows", rv(bm.Object), rv(c))
+		}
+	})
+
+	// A watch that allows bookmarks gets one shortly before its timeout
+	// (kube-apiserver's cacher: two seconds before the deadline), whatever
+	// the bookmark interval, so that the client resumes from a recent
+	// resourceVersion.
+	t.Run("bookmarks/before-timeout", func(t *testing.T) {
+		t.Parallel()
+		ns := e.namespace(t)
+		list := expect(t, e.get(t, cmPath(ns)), http.StatusOK)
+		start := time.Now()
+		w := e.watch(t, cmPath(ns)+q("watch", "1", "allowWatchBookmarks", "true", "timeoutSeconds", "4", "resourceVersion", rv(list)))
+		var last time.Duration
+		var bookmarks int
+		for {
+			ev, ok := w.nextOrEnd(t, 15*time.Second)
+			if !ok {
+				break
+			}
+			if ev.Type != "BOOKMARK" {
+				t.Fatalf("event %v on an idle namespace", ev)
+			}
+			checkBookmark(t, ev, "ConfigMap", "v1", false)
+			bookmarks++
+			last = time.Since(start)
+		}
+		if w.err != io.EOF {
+			t.Errorf("the stream ended with %v, want a clean end", w.err)
+		}
+		end := time.Since(start)
+		if bookmarks == 0 || end-last > 3*time.Second {
+			t.Errorf("%d bookmarks, the last %v after the start, the end after %v: want one within the 2s before the timeout", bookmarks, last, end)
 		}
 	})
 

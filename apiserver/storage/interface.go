@@ -178,6 +178,12 @@ type WatchOptions struct {
 	// while the watch is idle, carrying the revision up to which the watcher
 	// has seen every event.
 	BookmarkInterval time.Duration
+	// BookmarkAt, if not zero, asks for one Bookmark event at that time
+	// whether or not the watch is idle (kube-apiserver's cacher sends one two
+	// seconds before a watch's deadline, so that the client resumes from as
+	// recent a resourceVersion as possible). A time already past asks for
+	// none.
+	BookmarkAt time.Time
 }
 
 // EventType is the kind of a watch event.

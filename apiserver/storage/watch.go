@@ -32,7 +32,8 @@ const maxChanBuffer = 64
 //
 // With a BookmarkInterval, a watcher that delivered nothing for an interval
 // sends a Bookmark at the revision it has read the log up to (all the events
-// before it are already in the channel).
+// before it are already in the channel). With BookmarkAt, one more is sent
+// at that time, idle or not.
 //
 // The Predicate runs on the watcher's goroutine and must be safe for
 // concurrent use, and so must MemoryConfig.Copy, which builds the Deleted
@@ -62,6 +63,7 @@ func (m *Memory) Watch(ctx context.Context, prefix string, opts WatchOptions) (W
 		exited:      make(chan struct{}),
 		limit:       limit,
 		bookmark:    opts.BookmarkInterval,
+		bookmarkAt:  opts.BookmarkAt,
 		sendInitial: opts.SendInitialEvents,
 	}
 	m.mu.RLock()
@@ -119,6 +121,7 @@ type memWatcher struct {
 
 	limit       int
 	bookmark    time.Duration
+	bookmarkAt  time.Time
 	sendInitial bool
 	initial     []version
 
@@ -164,6 +167,14 @@ func (w *memWatcher) run() {
 		defer t.Stop()
 		tick = t.C
 	}
+	var at <-chan time.Time
+	if !w.bookmarkAt.IsZero() {
+		if d := time.Until(w.bookmarkAt); d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			at = t.C
+		}
+	}
 	delivered := false // since the last tick
 	ctxDone := w.ctx.Done()
 	for {
@@ -192,6 +203,9 @@ func (w *memWatcher) run() {
 				w.queue.push(Event{Type: Bookmark, Revision: w.pos - 1})
 			}
 			delivered = false
+		case <-at:
+			// Every event read so far is queued before it.
+			w.queue.push(Event{Type: Bookmark, Revision: w.pos - 1})
 		case <-w.stop:
 			return
 		case <-ctxDone:

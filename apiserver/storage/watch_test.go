@@ -571,3 +571,26 @@ func TestListThenWatchConverges(t *testing.T) {
 		}
 	}
 }
+
+// BookmarkAt asks for one bookmark at a time, busy or idle, carrying the
+// revision read so far; one in the past asks for none.
+func TestWatchBookmarkAt(t *testing.T) {
+	m := newStore(t, MemoryConfig{})
+	mustCreate(t, m, "ns", "a", nil)
+	w := mustWatch(t, m, "/core/configmaps/ns/", WatchOptions{BookmarkAt: time.Now().Add(50 * time.Millisecond)})
+	mustCreate(t, m, "other", "x", nil)
+	e := mustNext(t, w)
+	if e.Type != Bookmark || e.InitialEventsEnd || e.Object != nil || e.Revision < 1 {
+		t.Fatalf("bookmark = %+v", e)
+	}
+	mustCreate(t, m, "ns", "b", nil)
+	if e := mustNext(t, w); e.Type != Added || e.Revision != 3 {
+		t.Fatalf("after the bookmark: %+v, want Added b at 3 (one bookmark only)", e)
+	}
+
+	past := mustWatch(t, m, "/core/configmaps/ns/", WatchOptions{BookmarkAt: time.Now().Add(-time.Second)})
+	mustCreate(t, m, "ns", "c", nil)
+	if e := mustNext(t, past); e.Type != Added || e.Revision != 4 {
+		t.Fatalf("with BookmarkAt in the past: %+v, want Added c", e)
+	}
+}
