@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -76,7 +77,7 @@ func (h *handler) delete() {
 		h.fail(h.storageStatus(err, h.ri.Name))
 		return
 	}
-	if deleted {
+	if deleted && !h.res.ReturnDeletedObject {
 		st := metav1.NewDeleted(h.res.GroupResource(), h.ri.Name, out.GetUID())
 		h.s.writeStatusAs(h.w, mt, st)
 		return
@@ -165,13 +166,63 @@ func gcFinalizers(res *registry.Resource, cur storage.Object, opts *metav1.Delet
 	return def == gcOrphanDependents, false
 }
 
-// markForDeletion returns the state a delete with opts moves cur to: nil
-// when the object can be removed at once (no finalizers once the garbage
-// collector's are settled, and not a namespace, which its cleanup removes),
-// cur itself when it is already marked as it would be, or a marked copy
-// (deletionTimestamp, deletionGracePeriodSeconds 0, the garbage collector's
-// finalizer for the policy, a bumped generation, a Terminating phase).
-func (s *Server) markForDeletion(res *registry.Resource, cur storage.Object, opts *metav1.DeleteOptions) storage.Object {
+// deletePlan is what a delete does to an object: write next (when not nil),
+// then remove the object (when remove is set). Neither means the object is
+// already in the state the delete asks for (a graceful deletion pending).
+type deletePlan struct {
+	next   storage.Object
+	remove bool
+}
+
+// planDeletion decides, as kube-apiserver's generic store does, what a delete
+// with opts does to cur:
+//
+//   - a resource with graceful deletion (Resource.GracePeriod, pods) is
+//     marked with deletionTimestamp (now plus the grace period) and
+//     deletionGracePeriodSeconds; it is kept while the period is positive,
+//     and otherwise removed right after that write, so that watchers see the
+//     marked object, then its deletion. A later delete may only shorten a
+//     pending period (moving deletionTimestamp earlier); one that does not
+//     changes nothing;
+//   - an object with finalizers, once the garbage collector's are settled
+//     for the propagation policy, is marked (deletionTimestamp now,
+//     deletionGracePeriodSeconds 0, a bumped generation) and kept; a
+//     namespace is always kept, for its cleanup, and has no grace period
+//     (golden 101);
+//   - anything else is removed at once.
+func (s *Server) planDeletion(res *registry.Resource, cur storage.Object, opts *metav1.DeleteOptions) deletePlan {
+	now := s.cfg.Now().UTC()
+	requested := opts.GracePeriodSeconds
+	if requested != nil && *requested < 0 {
+		requested = new(int64(1)) // negative periods mean 1s on the delete path
+	}
+	graceful := false
+	var period int64
+	var deletionTS *metav1.Time
+	if res.GracePeriod != nil {
+		switch dts, dgps := cur.GetDeletionTimestamp(), cur.GetDeletionGracePeriodSeconds(); {
+		case dts == nil:
+			graceful = true
+			period = res.GracePeriod(cur, requested)
+			deletionTS = new(metav1.NewTime(now.Truncate(time.Second).Add(time.Duration(period) * time.Second)))
+		case dgps == nil || *dgps == 0:
+			// Marked without a grace period: a plain deletion follows.
+		case requested == nil || *requested >= *dgps:
+			return deletePlan{} // pending: only a shorter period changes it
+		default:
+			graceful = true
+			period = *requested
+			ts := dts.Add(time.Duration(period-*dgps) * time.Second)
+			if ts.Before(now) {
+				ts = now.Truncate(time.Second)
+				if period != 0 {
+					period = 1 // the period is over, but the delete asked for a graceful one
+				}
+			}
+			deletionTS = new(metav1.NewTime(ts))
+		}
+	}
+
 	fins := cur.GetFinalizers()
 	newFins := fins
 	if defaultGCPolicy(res) != gcUnsupported {
@@ -190,11 +241,8 @@ func (s *Server) markForDeletion(res *registry.Resource, cur storage.Object, opt
 		}
 	}
 	isNamespace := res.Group == "" && res.Resource == "namespaces"
-	if len(newFins) == 0 && !isNamespace {
-		return nil
-	}
-	if cur.GetDeletionTimestamp() != nil && slices.Equal(newFins, fins) {
-		return cur
+	if !graceful && len(newFins) == 0 && !isNamespace {
+		return deletePlan{remove: true}
 	}
 	next := res.Copy(cur)
 	if !slices.Equal(newFins, fins) {
@@ -204,18 +252,27 @@ func (s *Server) markForDeletion(res *registry.Resource, cur storage.Object, opt
 		next.SetFinalizers(newFins)
 	}
 	if next.GetDeletionTimestamp() == nil {
-		now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
-		next.SetDeletionTimestamp(&now)
 		if g := next.GetGeneration(); g > 0 {
 			next.SetGeneration(g + 1) // as kube-apiserver marks an object deleting
 		}
 		markTerminating(next)
 	}
-	if !isNamespace { // a namespace has no grace period (golden 101)
-		zero := int64(0)
-		next.SetDeletionGracePeriodSeconds(&zero)
+	if graceful {
+		next.SetDeletionTimestamp(deletionTS)
+		next.SetDeletionGracePeriodSeconds(&period)
+	} else {
+		if ts := next.GetDeletionTimestamp(); ts == nil || ts.After(now) {
+			next.SetDeletionTimestamp(new(metav1.NewTime(now.Truncate(time.Second))))
+		}
+		if !isNamespace {
+			next.SetDeletionGracePeriodSeconds(new(int64(0)))
+		}
 	}
-	return next
+	plan := deletePlan{next: next, remove: graceful && period == 0 && len(newFins) == 0}
+	if reflect.DeepEqual(next, cur) {
+		plan.next = nil // nothing to write
+	}
+	return plan
 }
 
 // errDeleteRetry makes deleteObject start again: the object's finalizers
@@ -265,49 +322,76 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 	if err := check(cur); err != nil {
 		return nil, false, err
 	}
-	next := s.markForDeletion(res, cur, opts)
+	plan := s.planDeletion(res, cur, opts)
 	if len(opts.DryRun) > 0 {
-		if next == nil {
+		switch {
+		case plan.remove && plan.next != nil:
+			return plan.next, true, nil
+		case plan.remove:
 			return cur, true, nil
+		case plan.next != nil:
+			return plan.next, false, nil
 		}
-		return next, false, nil
+		return cur, false, nil
 	}
-	if next == nil {
-		out, err := s.store.Delete(ctx, key, nil, func(cur storage.Object) error {
-			if s.markForDeletion(res, cur, opts) != nil {
-				return errDeleteRetry // finalizers appeared meanwhile
+	if plan.next == nil && !plan.remove {
+		return cur, false, nil // a graceful deletion is already pending
+	}
+	if plan.next != nil {
+		out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
+			if err := check(cur); err != nil {
+				return nil, err
 			}
-			return check(cur)
+			p := s.planDeletion(res, cur, opts)
+			if p.next == nil || p.remove != plan.remove {
+				return nil, errDeleteRetry // the object changed meanwhile
+			}
+			return p.next, nil
 		})
 		if err != nil {
 			return nil, false, err
 		}
-		if res.Release != nil {
-			res.Release(out)
+		if !plan.remove {
+			if res.Group == "" && res.Resource == "namespaces" {
+				s.startNamespaceCleanup(out.GetName())
+			}
+			return out, false, nil
 		}
-		// A store may mark instead of deleting (a CustomResourceDefinition
-		// waits for its objects to go, crdStore): the response is then the
-		// marked object, as kube-apiserver answers.
-		kept := out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) > 0
-		return out, !kept, nil
+		// A graceful deletion with no period left: the marked object goes
+		// now, as kube-apiserver deletes it after that write.
+		rv := out.GetResourceVersion()
+		removed, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)
+		if errors.Is(err, storage.ErrNotFound) {
+			return out, true, nil // someone else removed it meanwhile
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		s.released(res, removed)
+		return removed, true, nil
 	}
-	out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
-		if err := check(cur); err != nil {
-			return nil, err
+	out, err := s.store.Delete(ctx, key, nil, func(cur storage.Object) error {
+		if p := s.planDeletion(res, cur, opts); !p.remove || p.next != nil {
+			return errDeleteRetry // finalizers appeared meanwhile
 		}
-		next := s.markForDeletion(res, cur, opts)
-		if next == nil {
-			return nil, errDeleteRetry // the finalizers went meanwhile
-		}
-		return next, nil
+		return check(cur)
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	if res.Group == "" && res.Resource == "namespaces" {
-		s.startNamespaceCleanup(out.GetName())
+	s.released(res, out)
+	// A store may mark instead of deleting (a CustomResourceDefinition
+	// waits for its objects to go, crdStore): the response is then the
+	// marked object, as kube-apiserver answers.
+	kept := out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) > 0
+	return out, !kept, nil
+}
+
+// released gives back what the resource reserved for a removed object.
+func (s *Server) released(res *registry.Resource, obj storage.Object) {
+	if res.Release != nil {
+		res.Release(obj)
 	}
-	return out, false, nil
 }
 
 func (h *handler) deleteCollection() {

@@ -531,7 +531,7 @@ func (g *garbageCollector) removeOwnerRefs(ctx context.Context, n *gcNode, drop 
 // and n itself if it was the last.
 func (g *garbageCollector) removeFinalizer(ctx context.Context, n *gcNode, finalizer string) error {
 	uid := n.obj.GetUID()
-	out, err := g.s.store.GuaranteedUpdate(ctx, n.key, false, &storage.Preconditions{UID: &uid}, func(cur storage.Object) (storage.Object, error) {
+	_, err := g.s.updateOrFinish(ctx, n.res, n.key, false, &storage.Preconditions{UID: &uid}, func(cur storage.Object) (storage.Object, error) {
 		fins := cur.GetFinalizers()
 		if !slices.Contains(fins, finalizer) {
 			return cur, nil
@@ -544,10 +544,6 @@ func (g *garbageCollector) removeFinalizer(ctx context.Context, n *gcNode, final
 		next.SetFinalizers(kept)
 		return next, nil
 	})
-	if err != nil {
-		return err
-	}
-	_, err = g.s.finishDeletion(ctx, n.res, n.key, out)
 	return err
 }
 

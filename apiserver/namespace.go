@@ -26,7 +26,7 @@ func markTerminating(obj storage.Object) {
 // Background propagation (objects with finalizers are marked and waited
 // for), then finalize the namespace: its spec.finalizers are cleared and it
 // is removed, at once or, if it has metadata.finalizers (the garbage
-// collector's, for instance), when the last of them goes (finishDeletion).
+// collector's, for instance), when the last of them goes (updateOrFinish).
 //
 // It runs in a goroutine owned by the server, driven by a watch on the store
 // so that it reacts to finalizers being removed without polling. At most one
@@ -117,7 +117,7 @@ func (s *Server) cleanNamespace(ctx context.Context, ns string) (bool, error) {
 		}
 		for _, obj := range list.Items {
 			remaining++
-			if obj.GetDeletionTimestamp() != nil {
+			if obj.GetDeletionTimestamp() != nil && !gracePending(obj) {
 				continue
 			}
 			key := prefix + obj.GetName()
@@ -166,7 +166,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, ns string) error {
 		return nil
 	})
 	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, errNamespaceHeld) {
-		return nil // finishDeletion removes it when its last finalizer goes
+		return nil // updateOrFinish removes it when its last finalizer goes
 	}
 	return err
 }
@@ -192,8 +192,18 @@ func storagePrefix(res *registry.Resource) string {
 }
 
 // namespaceContentDelete is the DeleteOptions of namespace cleanup: no
-// preconditions, Background propagation (the namespace controller's).
-var namespaceContentDelete = metav1.DeleteOptions{PropagationPolicy: new(metav1.DeletePropagationBackground)}
+// preconditions, Background propagation (the namespace controller's), and a
+// grace period of 0. The namespace controller deletes pods gracefully and a
+// kubelet finishes the deletion once their containers stop; kapi runs no
+// kubelet, so its cleanup removes them at once, with the same end state.
+var namespaceContentDelete = metav1.DeleteOptions{PropagationPolicy: new(metav1.DeletePropagationBackground), GracePeriodSeconds: new(int64(0))}
+
+// gracePending reports whether obj's graceful deletion is waiting for its
+// grace period (deletionGracePeriodSeconds above 0).
+func gracePending(obj storage.Object) bool {
+	p := obj.GetDeletionGracePeriodSeconds()
+	return p != nil && *p > 0
+}
 
 // deleteAll is DeleteOptions with nothing set: no preconditions, the
 // resource's default propagation.

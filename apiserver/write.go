@@ -222,10 +222,7 @@ func (h *handler) writeUpdate(mt codec.MediaType, want build, allowCreate, dryRu
 			}
 		}
 	} else {
-		out, err = h.s.store.GuaranteedUpdate(ctx, key, allowCreate, nil, tryUpdate)
-		if err == nil {
-			out, err = h.s.finishDeletion(ctx, h.res, key, out)
-		}
+		out, err = h.s.updateOrFinish(ctx, h.res, key, allowCreate, nil, tryUpdate)
 	}
 	if err != nil {
 		h.fail(h.storageStatus(err, h.ri.Name))
@@ -306,19 +303,56 @@ func (h *handler) release(obj registry.Object) {
 	}
 }
 
-// finishDeletion removes an object whose deletion was waiting on finalizers
-// once the last one is gone.
-func (s *Server) finishDeletion(ctx context.Context, res *registry.Resource, key string, obj storage.Object) (storage.Object, error) {
-	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 || namespaceHeld(obj) {
-		return obj, nil // a namespace also waits for its content (namespace.go)
+// errEmptiedFinalizers stops an update that completes a deletion (see
+// updateOrFinish).
+type errEmptiedFinalizers struct {
+	next storage.Object // the object the update built
+	rv   string         // the resourceVersion it was built on
+}
+
+func (e *errEmptiedFinalizers) Error() string { return "apiserver: the update removes the last finalizer" }
+
+// completesDeletion reports whether writing next over cur completes cur's
+// deletion, as kube-apiserver's ShouldDeleteDuringUpdate decides: cur is
+// marked for deletion without a pending grace period and next has no
+// finalizers left (nor, for a namespace, spec.finalizers: its cleanup is
+// not done).
+func completesDeletion(cur, next storage.Object) bool {
+	if cur == nil || cur.GetDeletionTimestamp() == nil || len(next.GetFinalizers()) > 0 || namespaceHeld(next) {
+		return false
 	}
-	rv := obj.GetResourceVersion()
-	_, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)
-	if err == nil && res.Release != nil {
-		res.Release(obj)
+	return !gracePending(cur)
+}
+
+// updateOrFinish is store.GuaranteedUpdate, except that an update that
+// completes a deletion (completesDeletion) is not written: the object is
+// removed instead, as kube-apiserver does, so watchers see DELETED carrying
+// its last stored state, finalizers included, and no MODIFIED without them.
+// The result is then the object the update built (what kube-apiserver
+// answers).
+func (s *Server) updateOrFinish(ctx context.Context, res *registry.Resource, key string, allowCreate bool, pre *storage.Preconditions, tryUpdate func(storage.Object) (storage.Object, error)) (storage.Object, error) {
+	for attempt := 0; ; attempt++ {
+		out, err := s.store.GuaranteedUpdate(ctx, key, allowCreate, pre, func(cur storage.Object) (storage.Object, error) {
+			next, err := tryUpdate(cur)
+			if err == nil && completesDeletion(cur, next) {
+				return nil, &errEmptiedFinalizers{next: next, rv: cur.GetResourceVersion()}
+			}
+			return next, err
+		})
+		var done *errEmptiedFinalizers
+		if !errors.As(err, &done) {
+			return out, err
+		}
+		removed, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &done.rv}, nil)
+		switch {
+		case err == nil:
+			s.released(res, removed)
+			return done.next, nil
+		case errors.Is(err, storage.ErrNotFound):
+			return done.next, nil // removed by a racing update
+		case errors.Is(err, storage.ErrConflict) && attempt < 100:
+			continue // written meanwhile: judge the update again
+		}
+		return nil, err
 	}
-	if errors.Is(err, storage.ErrNotFound) {
-		err = nil
-	}
-	return obj, err
 }

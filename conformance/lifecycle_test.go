@@ -365,18 +365,25 @@ func TestDelete(t *testing.T) {
 				`ConfigMap "fin" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/other"}`)
 		})
 
-		// Removing the last finalizer deletes it: the watcher sees the
-		// update, then the deletion.
+		// Removing the last finalizer deletes it without storing the update
+		// (kube-apiserver's ShouldDeleteDuringUpdate): the watcher sees only
+		// the deletion, carrying the last stored state, finalizer included;
+		// the update is answered with the object it built.
 		release := clone(got)
 		delete(release["metadata"].(map[string]any), "finalizers")
-		expect(t, e.put(t, cmPath(ns, "fin"), release), http.StatusOK)
-		ev = w.next(t, 5*time.Second)
-		if ev.Type != "MODIFIED" || has(ev.Object, "metadata", "finalizers") || !has(ev.Object, "metadata", "deletionTimestamp") {
-			t.Fatalf("event %v %v, want MODIFIED without finalizers", ev, ev.Object["metadata"])
+		answer := expect(t, e.put(t, cmPath(ns, "fin"), release), http.StatusOK)
+		if has(answer, "metadata", "finalizers") || !has(answer, "metadata", "deletionTimestamp") || name(answer) != "fin" {
+			t.Errorf("the update answered %s, want the object without finalizers", compact(answer))
 		}
 		ev = w.next(t, 5*time.Second)
 		if ev.Type != "DELETED" || name(ev.Object) != "fin" {
-			t.Fatalf("event %v, want DELETED fin", ev)
+			t.Fatalf("event %v %v, want DELETED fin (and no MODIFIED)", ev, ev.Object["metadata"])
+		}
+		if f, _ := field(ev.Object, "metadata", "finalizers"); !reflect.DeepEqual(f, []any{"example.com/hold"}) || !has(ev.Object, "metadata", "deletionTimestamp") {
+			t.Errorf("DELETED carries %v, want the last stored state (finalizer and deletionTimestamp)", ev.Object["metadata"])
+		}
+		if rvNum(t, rv(ev.Object)) <= rvNum(t, rv(marked)) {
+			t.Errorf("DELETED at %s, not after the last stored state at %s", rv(ev.Object), rv(marked))
 		}
 		checkStatus(t, e.get(t, cmPath(ns, "fin")), http.StatusNotFound, "NotFound", `configmaps "fin" not found`)
 	})

@@ -72,6 +72,8 @@ func builtins(opts Options, svc services) []*Resource {
 			defaultPodSpecFields(o.(*corev1.Pod))
 			admitPodUpdate(o.(*corev1.Pod), old.(*corev1.Pod))
 		}})
+	pods.GracePeriod = podGracePeriod
+	pods.ReturnDeletedObject = true
 	pods.Admit = func(o, old Object) *metav1.Status {
 		if old != nil {
 			return nil
@@ -111,12 +113,12 @@ func builtins(opts Options, svc services) []*Resource {
 			PrepareForCreate: defaultSecret,
 			PrepareForUpdate: func(o, _ Object) { defaultSecret(o) }}),
 		Typed[corev1.ServiceAccount](&Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
-			ShortNames: []string{"sa"}, Meta: builtinMeta(NameIsDNSSubdomain)}),
+			ShortNames: []string{"sa"}, Meta: builtinMeta(NameIsDNSSubdomain), ReturnDeletedObject: true}),
 		Typed[corev1.Service](&Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"},
 			Categories: []string{"all"}, StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
 			StatusMetadata: statusMetadata(false, false),
 			Default:        defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
-			Validate: svc.validate, Release: svc.release}),
+			Validate: svc.validate, Release: svc.release, ReturnDeletedObject: true}),
 		Typed[appsv1.Deployment](&Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
 			GenerationOnAnnotations: true, Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),

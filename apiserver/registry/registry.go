@@ -145,6 +145,17 @@ type Resource struct {
 	// object's UID, so Release never frees another object's and may be
 	// called more than once.
 	Release func(obj Object)
+	// GracePeriod, when set, makes deletion graceful, as the strategies of
+	// kube-apiserver that implement CheckGracefulDelete: it returns the grace
+	// period, in seconds, that a delete asking for requested (nil when the
+	// client gave none) gives obj. A positive period marks the object with
+	// deletionTimestamp (now plus the period) and deletionGracePeriodSeconds
+	// and keeps it until a delete with a period of 0; 0 removes it at once.
+	GracePeriod func(obj Object, requested *int64) int64
+	// ReturnDeletedObject makes a delete that removes the object answer with
+	// the object as it was last stored instead of a Status (pods, services,
+	// service accounts, as kube-apiserver's storage of those kinds).
+	ReturnDeletedObject bool
 	// WithTypeMeta returns a shallow copy of obj with kind and apiVersion set,
 	// for responses that carry them (stored objects do not).
 	WithTypeMeta func(obj Object) Object
