@@ -310,7 +310,9 @@ type errEmptiedFinalizers struct {
 	rv   string         // the resourceVersion it was built on
 }
 
-func (e *errEmptiedFinalizers) Error() string { return "apiserver: the update removes the last finalizer" }
+func (e *errEmptiedFinalizers) Error() string {
+	return "apiserver: the update removes the last finalizer"
+}
 
 // completesDeletion reports whether writing next over cur completes cur's
 // deletion, as kube-apiserver's ShouldDeleteDuringUpdate decides: cur is

@@ -66,12 +66,17 @@ func run(m *testing.M) (int, error) {
 	return m.Run(), nil
 }
 
-// newInProcessEnv starts a reference server on loopback.
-func newInProcessEnv() (*env, func(), error) {
-	srv, err := apiserver.New(apiserver.Config{
+// newInProcessEnv starts a reference server on loopback; edits, if any,
+// change its configuration.
+func newInProcessEnv(edits ...func(*apiserver.Config)) (*env, func(), error) {
+	cfg := apiserver.Config{
 		BookmarkInterval: bookmarkInterval,
 		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	srv, err := apiserver.New(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,6 +109,22 @@ func isolated(t *testing.T, why string) *env {
 		t.Skipf("needs the in-process server: %s", why)
 	}
 	e, stop, err := newInProcessEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return e
+}
+
+// withDefaults returns, in-process, a fresh server configured by edits (for
+// a case that needs a setting the shared server does not have, such as
+// kube-apiserver's default bookmark interval), and the target otherwise.
+func withDefaults(t *testing.T, edits ...func(*apiserver.Config)) *env {
+	t.Helper()
+	if !target.inProcess {
+		return target
+	}
+	e, stop, err := newInProcessEnv(edits...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/apiserver"
 )
 
 // TestWatch checks watches: the watch parameter, every change after a list's
@@ -256,6 +258,9 @@ func TestWatch(t *testing.T) {
 		if ev := w.nextChange(t, 5*time.Second); ev.Type != "ADDED" || rv(ev.Object) != rv(c) {
 			t.Fatalf("event %v, want ADDED c", ev)
 		}
+		// A bookmark carries a resourceVersion past the last event: a write
+		// elsewhere provides one.
+		e.createCM(t, e.namespace(t), "advance", nil, nil)
 		var bm event
 		for {
 			ev, ok := w.nextOrEnd(t, 15*time.Second)
@@ -276,16 +281,19 @@ func TestWatch(t *testing.T) {
 
 	// A watch that allows bookmarks gets one shortly before its timeout
 	// (kube-apiserver's cacher: two seconds before the deadline), whatever
-	// the bookmark interval, so that the client resumes from a recent
-	// resourceVersion.
+	// the bookmark interval (here kube-apiserver's minute), so that the
+	// client resumes from a recent resourceVersion. A bookmark only ever
+	// carries a resourceVersion past what the watch has seen: a write
+	// elsewhere provides one.
 	t.Run("bookmarks/before-timeout", func(t *testing.T) {
 		t.Parallel()
-		ns := e.namespace(t)
+		e := withDefaults(t, func(c *apiserver.Config) { c.BookmarkInterval = time.Minute })
+		ns, elsewhere := e.namespace(t), e.namespace(t)
 		list := expect(t, e.get(t, cmPath(ns)), http.StatusOK)
 		start := time.Now()
-		w := e.watch(t, cmPath(ns)+q("watch", "1", "allowWatchBookmarks", "true", "timeoutSeconds", "4", "resourceVersion", rv(list)))
-		var last time.Duration
-		var bookmarks int
+		w := e.watch(t, cmPath(ns)+q("watch", "1", "allowWatchBookmarks", "true", "timeoutSeconds", "6", "resourceVersion", rv(list)))
+		other := e.createCM(t, elsewhere, "advance", nil, nil)
+		var bookmarks []time.Duration
 		for {
 			ev, ok := w.nextOrEnd(t, 15*time.Second)
 			if !ok {
@@ -295,15 +303,18 @@ func TestWatch(t *testing.T) {
 				t.Fatalf("event %v on an idle namespace", ev)
 			}
 			checkBookmark(t, ev, "ConfigMap", "v1", false)
-			bookmarks++
-			last = time.Since(start)
+			if rvNum(t, rv(ev.Object)) < rvNum(t, rv(other)) {
+				t.Errorf("BOOKMARK at %s, before the write at %s", rv(ev.Object), rv(other))
+			}
+			bookmarks = append(bookmarks, time.Since(start))
 		}
 		if w.err != io.EOF {
 			t.Errorf("the stream ended with %v, want a clean end", w.err)
 		}
-		end := time.Since(start)
-		if bookmarks == 0 || end-last > 3*time.Second {
-			t.Errorf("%d bookmarks, the last %v after the start, the end after %v: want one within the 2s before the timeout", bookmarks, last, end)
+		// Due 4s after the start; kube-apiserver's cacher sends bookmarks
+		// on a one-second clock.
+		if len(bookmarks) != 1 || bookmarks[0] < 2500*time.Millisecond || bookmarks[0] > 5500*time.Millisecond {
+			t.Errorf("bookmarks at %v after the start (the watch ended after %v), want one about 4s after, 2s before the timeout", bookmarks, time.Since(start))
 		}
 	})
 

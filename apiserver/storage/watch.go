@@ -33,7 +33,9 @@ const maxChanBuffer = 64
 // With a BookmarkInterval, a watcher that delivered nothing for an interval
 // sends a Bookmark at the revision it has read the log up to (all the events
 // before it are already in the channel). With BookmarkAt, one more is sent
-// at that time, idle or not.
+// at that time, idle or not. Either is sent only if that revision is past
+// the watcher's last event or bookmark (or its start), as kube-apiserver's
+// cacher: writes anywhere in the store advance it.
 //
 // The Predicate runs on the watcher's goroutine and must be safe for
 // concurrent use, and so must MemoryConfig.Copy, which builds the Deleted
@@ -86,6 +88,7 @@ func (m *Memory) Watch(ctx context.Context, prefix string, opts WatchOptions) (W
 	m.wg.Add(1)
 	m.mu.RUnlock()
 	w.pos = start + 1
+	w.queued = start
 	w.group = m.joinGroup(prefix)
 	go w.run()
 	return w, nil
@@ -125,9 +128,10 @@ type memWatcher struct {
 	sendInitial bool
 	initial     []version
 
-	group *watchGroup
-	pos   uint64 // the next revision to read from the log
-	queue eventQueue
+	group  *watchGroup
+	pos    uint64 // the next revision to read from the log
+	queued uint64 // the revision of the last event or bookmark queued, or the start
+	queue  eventQueue
 }
 
 // ResultChan returns the channel of events; it is closed when the watch ends.
@@ -200,12 +204,18 @@ func (w *memWatcher) run() {
 		case <-g:
 		case <-tick:
 			if !delivered && w.queue.n == 0 {
-				w.queue.push(Event{Type: Bookmark, Revision: w.pos - 1})
+				if err := w.bookmarkIfAdvanced(); err != nil {
+					w.fail(err)
+					return
+				}
 			}
 			delivered = false
 		case <-at:
 			// Every event read so far is queued before it.
-			w.queue.push(Event{Type: Bookmark, Revision: w.pos - 1})
+			if err := w.bookmarkIfAdvanced(); err != nil {
+				w.fail(err)
+				return
+			}
 		case <-w.stop:
 			return
 		case <-ctxDone:
@@ -214,6 +224,21 @@ func (w *memWatcher) run() {
 			return
 		}
 	}
+}
+
+// bookmarkIfAdvanced reads the log up to the current revision (a watcher is
+// woken only by writes under its prefix) and queues a Bookmark at it, if that
+// is past the last event or bookmark queued: as kube-apiserver's cacher, a
+// bookmark always tells the client something new.
+func (w *memWatcher) bookmarkIfAdvanced() error {
+	if err := w.scan(); err != nil {
+		return err
+	}
+	if rev := w.pos - 1; rev > w.queued {
+		w.queue.push(Event{Type: Bookmark, Revision: rev})
+		w.queued = rev
+	}
+	return nil
 }
 
 // scan reads the log from pos up to the published revision, queueing the
@@ -239,6 +264,7 @@ func (w *memWatcher) scan() error {
 					Message: fmt.Sprintf("watcher fell %d events behind", w.limit)}
 			}
 			w.queue.push(e)
+			w.queued = w.pos
 		}
 	}
 	return nil
