@@ -43,6 +43,9 @@ type handler struct {
 }
 
 func (h *handler) serve() {
+	if h.res.Warning != "" { // a deprecated API: every answer says so
+		h.w.Header().Add("Warning", fmt.Sprintf("299 - %q", h.res.Warning))
+	}
 	if h.ri.Sub == "scale" {
 		h.serveScale() // scale.go
 		return

@@ -240,6 +240,8 @@ func ExampleTypedClient_Watch() {
 
 	go func() {
 		_, _ = pods.Create(ctx, examplePod("web-0"), metav1.CreateOptions{})
+		// A pod no node runs goes at once; watchers first see it marked
+		// for deletion (MODIFIED), as from kube-apiserver.
 		_ = pods.Delete(ctx, "web-0", metav1.DeleteOptions{})
 	}()
 	for ev := range w.Events() {
@@ -253,6 +255,7 @@ func ExampleTypedClient_Watch() {
 	}
 	// Output:
 	// ADDED web-0
+	// MODIFIED web-0
 	// DELETED web-0
 }
 

@@ -91,7 +91,9 @@ func TestTypedWatch(t *testing.T) {
 			want := []struct {
 				typ EventType
 				rv  string
-			}{{EventAdded, created.ResourceVersion}, {EventModified, updated.ResourceVersion}, {EventDeleted, ""}}
+			}{{EventAdded, created.ResourceVersion}, {EventModified, updated.ResourceVersion},
+				{EventModified, ""}, // marked for deletion: kube-apiserver writes a pod's deletionTimestamp first
+				{EventDeleted, ""}}
 			for _, w2 := range want {
 				ev := next(t, w)
 				if ev.Type != w2.typ || ev.Object == nil || ev.Object.Name != "w" || ev.Object.Kind != "Pod" {
@@ -149,9 +151,16 @@ func TestWatchBookmarks(t *testing.T) {
 			if !reflect.DeepEqual(added, []string{"a", "b"}) {
 				t.Errorf("initial events %v", added)
 			}
-			// The next bookmark is a periodic one.
-			if ev := next(t, w); ev.Type != EventBookmark || ev.Object.ResourceVersion == "" {
-				t.Errorf("periodic bookmark: %s %+v", ev.Type, ev.Object)
+			// The next bookmark is a periodic one, once a write elsewhere
+			// gives it a resourceVersion past what the watch has seen (as
+			// kube-apiserver's).
+			other, err := For[corev1.ConfigMap](s.client(t, enc.contentType)).Namespace("default").Create(ctx,
+				&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev := next(t, w); ev.Type != EventBookmark || ev.Object.ResourceVersion != other.ResourceVersion {
+				t.Errorf("periodic bookmark: %s %+v, want one at %s", ev.Type, ev.Object, other.ResourceVersion)
 			}
 		})
 	}

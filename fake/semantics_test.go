@@ -145,9 +145,15 @@ func TestServerSemantics(t *testing.T) {
 					return err
 				}
 				defer w.Stop()
+				// A bookmark carries a resourceVersion past what the watch
+				// has seen (as kube-apiserver's): a write elsewhere makes one.
+				other, err := client.For[corev1.ConfigMap](f.Client()).Namespace("default").Create(ctx, configMap("default", "elsewhere"), metav1.CreateOptions{})
+				if err != nil {
+					return err
+				}
 				ev := next(t, w)
-				if ev.Type != client.EventBookmark || ev.Object.ResourceVersion == "" {
-					return fmt.Errorf("event %s %+v, want a bookmark", ev.Type, ev.Object)
+				if ev.Type != client.EventBookmark || ev.Object.ResourceVersion != other.ResourceVersion {
+					return fmt.Errorf("event %s %+v, want a bookmark at %s", ev.Type, ev.Object, other.ResourceVersion)
 				}
 				return nil
 			}},

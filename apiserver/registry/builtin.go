@@ -7,6 +7,7 @@ import (
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	discoveryv1 "github.com/kapi-dev/kapi/api/discovery/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
 
@@ -24,8 +25,9 @@ type Options struct {
 }
 
 // Builtin returns a registry holding the built-in resources: core/v1
-// namespaces, configmaps, secrets, serviceaccounts, pods, services, nodes and
-// events; apps/v1 deployments; coordination.k8s.io/v1 leases. It is
+// namespaces, configmaps, secrets, serviceaccounts, pods, services, endpoints,
+// nodes and events; apps/v1 deployments; coordination.k8s.io/v1 leases;
+// discovery.k8s.io/v1 endpointslices. It is
 // BuiltinWith(Options{}).
 func Builtin() *Registry {
 	g, err := BuiltinWith(Options{})
@@ -130,6 +132,12 @@ func builtins(opts Options, svc services) []*Resource {
 			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
 		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true,
 			Meta: MetaRules{UpdateOnly: true}}),
+		Typed[corev1.Endpoints](&Resource{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"},
+			Default: defaultEndpoints, PrepareForCreate: defaultEndpoints, PrepareForUpdate: func(o, _ Object) { defaultEndpoints(o) },
+			Meta: builtinMeta(NameIsDNSSubdomain), Warning: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
+		Typed[discoveryv1.EndpointSlice](&Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice",
+			Namespaced: true, Generation: true, Default: defaultEndpointSlice, PrepareForCreate: defaultEndpointSlice,
+			PrepareForUpdate: func(o, _ Object) { defaultEndpointSlice(o) }, Meta: builtinMeta(NameIsDNSSubdomain)}),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	discoveryv1 "github.com/kapi-dev/kapi/api/discovery/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
 )
@@ -229,6 +230,21 @@ func TestBuiltinRows(t *testing.T) {
 		{"/services", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext", CreationTimestamp: created},
 			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "db.example"}},
 			[]any{"ext", "ExternalName", "<none>", "db.example", "<none>", "6s", "<none>"}},
+		{"/endpoints", &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", CreationTimestamp: created},
+			Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "192.0.2.1"}}, Ports: []corev1.EndpointPort{{Name: "https", Port: 17443}}}}},
+			[]any{"kubernetes", "192.0.2.1:17443", "6s"}},
+		{"/endpoints", &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "many", CreationTimestamp: created},
+			Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}, Ports: []corev1.EndpointPort{{Port: 80}, {Port: 81}}},
+				{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.3"}}}}},
+			[]any{"many", "10.0.0.1:80,10.0.0.2:80,10.0.0.1:81 + 2 more...", "6s"}},
+		{"/endpoints", &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "empty", CreationTimestamp: created}},
+			[]any{"empty", "<none>", "6s"}},
+		{"discovery.k8s.io/endpointslices", &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", CreationTimestamp: created},
+			AddressType: "IPv4", Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.1"}}},
+			Ports: []discoveryv1.EndpointPort{{Name: ptr("https"), Port: ptr(int32(17443))}, {Name: ptr("dns")}, {}}},
+			[]any{"kubernetes", "IPv4", "17443,dns,*", "192.0.2.1", "6s"}},
+		{"discovery.k8s.io/endpointslices", &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "none", CreationTimestamp: created}, AddressType: "IPv6"},
+			[]any{"none", "IPv6", "<unset>", "<unset>", "6s"}},
 		{"/events", &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e1", CreationTimestamp: created},
 			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "rich", FieldPath: "spec.containers{app}"},
 			Reason:         "Started", Message: " Started container \n", Type: "Normal",

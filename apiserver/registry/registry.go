@@ -152,6 +152,10 @@ type Resource struct {
 	// deletionTimestamp (now plus the period) and deletionGracePeriodSeconds
 	// and keeps it until a delete with a period of 0; 0 removes it at once.
 	GracePeriod func(obj Object, requested *int64) int64
+	// Warning, when set, is the text of the Warning header (code 299) every
+	// request of the resource is answered with: kube-apiserver's notice for
+	// a deprecated API.
+	Warning string
 	// ReturnDeletedObject makes a delete that removes the object answer with
 	// the object as it was last stored instead of a Status (pods, services,
 	// service accounts, as kube-apiserver's storage of those kinds).

@@ -905,6 +905,125 @@ func (m *EmptyDirVolumeSource) DeepCopy() *EmptyDirVolumeSource {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *EndpointAddress) DeepCopyInto(out *EndpointAddress) {
+	*out = *m
+	if m.NodeName != nil {
+		v := *m.NodeName
+		out.NodeName = &v
+	}
+	if m.TargetRef != nil {
+		v := *m.TargetRef
+		out.TargetRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *EndpointAddress) DeepCopy() *EndpointAddress {
+	if m == nil {
+		return nil
+	}
+	out := new(EndpointAddress)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *EndpointPort) DeepCopyInto(out *EndpointPort) {
+	*out = *m
+	if m.AppProtocol != nil {
+		v := *m.AppProtocol
+		out.AppProtocol = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *EndpointPort) DeepCopy() *EndpointPort {
+	if m == nil {
+		return nil
+	}
+	out := new(EndpointPort)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *EndpointSubset) DeepCopyInto(out *EndpointSubset) {
+	*out = *m
+	if m.Addresses != nil {
+		out.Addresses = make([]EndpointAddress, len(m.Addresses))
+		for i := range m.Addresses {
+			m.Addresses[i].DeepCopyInto(&out.Addresses[i])
+		}
+	}
+	if m.NotReadyAddresses != nil {
+		out.NotReadyAddresses = make([]EndpointAddress, len(m.NotReadyAddresses))
+		for i := range m.NotReadyAddresses {
+			m.NotReadyAddresses[i].DeepCopyInto(&out.NotReadyAddresses[i])
+		}
+	}
+	if m.Ports != nil {
+		out.Ports = make([]EndpointPort, len(m.Ports))
+		for i := range m.Ports {
+			m.Ports[i].DeepCopyInto(&out.Ports[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *EndpointSubset) DeepCopy() *EndpointSubset {
+	if m == nil {
+		return nil
+	}
+	out := new(EndpointSubset)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *Endpoints) DeepCopyInto(out *Endpoints) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if m.Subsets != nil {
+		out.Subsets = make([]EndpointSubset, len(m.Subsets))
+		for i := range m.Subsets {
+			m.Subsets[i].DeepCopyInto(&out.Subsets[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *Endpoints) DeepCopy() *Endpoints {
+	if m == nil {
+		return nil
+	}
+	out := new(Endpoints)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *EndpointsList) DeepCopyInto(out *EndpointsList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]Endpoints, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *EndpointsList) DeepCopy() *EndpointsList {
+	if m == nil {
+		return nil
+	}
+	out := new(EndpointsList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *EnvFromSource) DeepCopyInto(out *EnvFromSource) {
 	*out = *m
 	if m.ConfigMapRef != nil {

@@ -611,6 +611,77 @@ func (m *EmptyDirVolumeSource) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *EndpointAddress) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.IP))
+	if m.TargetRef != nil {
+		n += 1 + pb.SizeBytes(m.TargetRef.Size())
+	}
+	n += 1 + pb.SizeBytes(len(m.Hostname))
+	if m.NodeName != nil {
+		n += 1 + pb.SizeBytes(len(*m.NodeName))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *EndpointPort) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Name))
+	n += 1 + pb.SizeVarint(uint64(m.Port))
+	n += 1 + pb.SizeBytes(len(m.Protocol))
+	if m.AppProtocol != nil {
+		n += 1 + pb.SizeBytes(len(*m.AppProtocol))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *EndpointSubset) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.Addresses {
+		n += 1 + pb.SizeBytes(m.Addresses[k].Size())
+	}
+	for k := range m.NotReadyAddresses {
+		n += 1 + pb.SizeBytes(m.NotReadyAddresses[k].Size())
+	}
+	for k := range m.Ports {
+		n += 1 + pb.SizeBytes(m.Ports[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *Endpoints) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	for k := range m.Subsets {
+		n += 1 + pb.SizeBytes(m.Subsets[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *EndpointsList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *EnvFromSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -4478,6 +4549,198 @@ func (m *EmptyDirVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 		}
 	}
 	i = pb.PutString(b, i, 1, string(m.Medium))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *EndpointAddress) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *EndpointAddress) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *EndpointAddress) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.NodeName != nil {
+		i = pb.PutString(b, i, 4, string(*m.NodeName))
+	}
+	i = pb.PutString(b, i, 3, string(m.Hostname))
+	if m.TargetRef != nil {
+		{
+			end := i
+			n, err := m.TargetRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.IP))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *EndpointPort) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *EndpointPort) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *EndpointPort) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.AppProtocol != nil {
+		i = pb.PutString(b, i, 4, string(*m.AppProtocol))
+	}
+	i = pb.PutString(b, i, 3, string(m.Protocol))
+	i = pb.PutUvarint(b, i, 2, uint64(m.Port))
+	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *EndpointSubset) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *EndpointSubset) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *EndpointSubset) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Ports) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Ports[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	for k := len(m.NotReadyAddresses) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.NotReadyAddresses[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	for k := len(m.Addresses) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Addresses[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *Endpoints) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *Endpoints) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *Endpoints) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Subsets) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Subsets[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *EndpointsList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *EndpointsList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *EndpointsList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
 	return len(b) - i, nil
 }
 
@@ -11830,6 +12093,163 @@ func (m *EmptyDirVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 		case 3:
 			v := int32(d.Uvarint())
 			m.Mode = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *EndpointAddress) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EndpointAddress"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EndpointAddress) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EndpointAddress")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.IP = d.String()
+		case 2:
+			if m.TargetRef == nil {
+				m.TargetRef = new(ObjectReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.TargetRef.UnmarshalFrom(&sub))
+		case 3:
+			m.Hostname = d.String()
+		case 4:
+			v := d.String()
+			m.NodeName = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *EndpointPort) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EndpointPort"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EndpointPort) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EndpointPort")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Name = d.String()
+		case 2:
+			m.Port = int32(d.Uvarint())
+		case 3:
+			m.Protocol = Protocol(d.String())
+		case 4:
+			v := d.String()
+			m.AppProtocol = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *EndpointSubset) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EndpointSubset"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EndpointSubset) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EndpointSubset")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Addresses == nil {
+				m.Addresses = make([]EndpointAddress, 0, d.Count())
+			}
+			m.Addresses = append(m.Addresses, EndpointAddress{})
+			d.Sub(&sub)
+			d.Wrap(m.Addresses[len(m.Addresses)-1].UnmarshalFrom(&sub))
+		case 2:
+			if m.NotReadyAddresses == nil {
+				m.NotReadyAddresses = make([]EndpointAddress, 0, d.Count())
+			}
+			m.NotReadyAddresses = append(m.NotReadyAddresses, EndpointAddress{})
+			d.Sub(&sub)
+			d.Wrap(m.NotReadyAddresses[len(m.NotReadyAddresses)-1].UnmarshalFrom(&sub))
+		case 3:
+			if m.Ports == nil {
+				m.Ports = make([]EndpointPort, 0, d.Count())
+			}
+			m.Ports = append(m.Ports, EndpointPort{})
+			d.Sub(&sub)
+			d.Wrap(m.Ports[len(m.Ports)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *Endpoints) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Endpoints"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Endpoints) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Endpoints")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Subsets == nil {
+				m.Subsets = make([]EndpointSubset, 0, d.Count())
+			}
+			m.Subsets = append(m.Subsets, EndpointSubset{})
+			d.Sub(&sub)
+			d.Wrap(m.Subsets[len(m.Subsets)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *EndpointsList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "EndpointsList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *EndpointsList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("EndpointsList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]Endpoints, 0, d.Count())
+			}
+			m.Items = append(m.Items, Endpoints{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}

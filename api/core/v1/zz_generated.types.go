@@ -1302,6 +1302,43 @@ type ServiceAccountList struct {
 	Items           []ServiceAccount `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
+// Endpoints is the core/v1 Endpoints type of the Kubernetes API.
+type Endpoints struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Subsets           []EndpointSubset `json:"subsets,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=subsets"`
+}
+
+// EndpointSubset is the core/v1 EndpointSubset type of the Kubernetes API.
+type EndpointSubset struct {
+	Addresses         []EndpointAddress `json:"addresses,omitempty" listType:"atomic" structType:"atomic" protobuf:"bytes,1,rep,name=addresses"`
+	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty" listType:"atomic" structType:"atomic" protobuf:"bytes,2,rep,name=notReadyAddresses"`
+	Ports             []EndpointPort    `json:"ports,omitempty" listType:"atomic" structType:"atomic" protobuf:"bytes,3,rep,name=ports"`
+}
+
+// EndpointAddress is the core/v1 EndpointAddress type of the Kubernetes API.
+type EndpointAddress struct {
+	IP        string           `json:"ip" protobuf:"bytes,1,opt,name=ip"`
+	Hostname  string           `json:"hostname,omitempty" protobuf:"bytes,3,opt,name=hostname"`
+	NodeName  *string          `json:"nodeName,omitempty" protobuf:"bytes,4,opt,name=nodeName"`
+	TargetRef *ObjectReference `json:"targetRef,omitempty" structType:"atomic" protobuf:"bytes,2,opt,name=targetRef"`
+}
+
+// EndpointPort is the core/v1 EndpointPort type of the Kubernetes API.
+type EndpointPort struct {
+	Name        string   `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Port        int32    `json:"port" protobuf:"varint,2,opt,name=port"`
+	Protocol    Protocol `json:"protocol,omitempty" protobuf:"bytes,3,opt,name=protocol,casttype=Protocol"`
+	AppProtocol *string  `json:"appProtocol,omitempty" protobuf:"bytes,4,opt,name=appProtocol"`
+}
+
+// EndpointsList is the core/v1 EndpointsList type of the Kubernetes API.
+type EndpointsList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []Endpoints `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
 // NodeSpec is the core/v1 NodeSpec type of the Kubernetes API.
 type NodeSpec struct {
 	PodCIDR             string                   `json:"podCIDR,omitempty" protobuf:"bytes,1,opt,name=podCIDR"`

@@ -42,6 +42,7 @@ import (
 	autoscalingv1 "github.com/kapi-dev/kapi/api/autoscaling/v1"
 	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	discoveryv1 "github.com/kapi-dev/kapi/api/discovery/v1"
 	"github.com/kapi-dev/kapi/api/intstr"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/resource"
@@ -61,6 +62,8 @@ var roots = []any{
 	corev1.Pod{}, corev1.PodList{}, corev1.Service{}, corev1.ServiceList{}, corev1.Node{},
 	corev1.NodeList{}, corev1.Event{}, corev1.EventList{}, corev1.ObjectReference{},
 	corev1.LocalObjectReference{}, corev1.TypedLocalObjectReference{},
+	corev1.Endpoints{}, corev1.EndpointsList{},
+	discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{},
 	appsv1.Deployment{}, appsv1.DeploymentList{},
 	coordinationv1.Lease{}, coordinationv1.LeaseList{},
 	apidiscoveryv2.APIGroupDiscoveryList{}, apidiscoveryv2.APIGroupDiscovery{},
@@ -89,6 +92,7 @@ var aliases = map[string]string{
 	module + "api/apps/v1":              "appsv1",
 	module + "api/autoscaling/v1":       "autoscalingv1",
 	module + "api/coordination/v1":      "coordinationv1",
+	module + "api/discovery/v1":         "discoveryv1",
 	module + "api/resource":             "resource",
 	module + "api/intstr":               "intstr",
 	module + "api/apiextensions/v1":     "apiextensionsv1",

@@ -91,11 +91,16 @@ var pkgs = []*pkgSpec{
 		module: "k8s.io/api", dir: "core/v1", k8sPath: "k8s.io/api/core/v1", out: "api/core/v1", name: "v1", alias: "corev1",
 		roots: []string{"Namespace", "NamespaceList", "ConfigMap", "ConfigMapList", "Secret", "SecretList",
 			"ServiceAccount", "ServiceAccountList", "Pod", "PodList", "Service", "ServiceList", "Node", "NodeList",
-			"Event", "EventList", "ObjectReference", "LocalObjectReference", "TypedLocalObjectReference"},
+			"Event", "EventList", "ObjectReference", "LocalObjectReference", "TypedLocalObjectReference",
+			"Endpoints", "EndpointsList"},
 	},
 	{
 		module: "k8s.io/api", dir: "apps/v1", k8sPath: "k8s.io/api/apps/v1", out: "api/apps/v1", name: "v1", alias: "appsv1",
 		roots: []string{"Deployment", "DeploymentList"},
+	},
+	{
+		module: "k8s.io/api", dir: "discovery/v1", k8sPath: "k8s.io/api/discovery/v1", out: "api/discovery/v1", name: "v1", alias: "discoveryv1",
+		roots: []string{"EndpointSlice", "EndpointSliceList"},
 	},
 	{
 		module: "k8s.io/api", dir: "coordination/v1", k8sPath: "k8s.io/api/coordination/v1", out: "api/coordination/v1", name: "v1", alias: "coordinationv1",
