@@ -19,7 +19,7 @@ func serve(t *testing.T, srv *Server, method, path, body string) (int, map[strin
 
 func newTestServer(t *testing.T) *Server {
 	t.Helper()
-	srv, err := New(Config{})
+	srv, err := New(Config{DisableServiceAccountController: true, DisableRootCAPublisher: true}) // namespaces as the tests make them
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,9 @@ func markTerminating(obj storage.Object) {
 // runs per namespace; a second delete of a terminating namespace does not
 // start another.
 func (s *Server) startNamespaceCleanup(ns string) {
+	if s.cfg.DisableNamespaceController {
+		return
+	}
 	if _, running := s.nsCleanups.LoadOrStore(ns, struct{}{}); running {
 		return
 	}

@@ -29,8 +29,13 @@
 //   - discovery, legacy and aggregated (apidiscovery.k8s.io/v2 at /api and
 //     /apis, with ETags), kept current as CRDs come and go (aggregated.go);
 //   - the status and scale subresources;
-//   - finalizers, namespace deletion of all content, and a garbage collector
-//     for ownerReferences (gc.go) with the three propagation policies.
+//   - finalizers, graceful deletion of pods, namespace deletion of all
+//     content, and a garbage collector for ownerReferences (gc.go) with the
+//     three propagation policies;
+//   - what kube-apiserver creates for itself (the kubernetes Service, its
+//     Endpoints and EndpointSlice) and what kube-controller-manager's
+//     serviceaccount and root-ca-certificate-publisher controllers put in
+//     every namespace (nsdefaults.go), each of the controllers switchable.
 //
 // # Fidelity
 //
@@ -46,6 +51,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"reflect"
 	"strings"
 	"sync"
@@ -102,6 +108,42 @@ type Config struct {
 	// Tests that seed objects owned by objects they do not create may want
 	// it, since the collector deletes such dependents shortly after.
 	DisableGarbageCollector bool
+	// DisableNamespaceController turns off the cleanup of deleted namespaces
+	// (namespace.go, kube-controller-manager's namespace-controller): a
+	// deleted namespace then stays Terminating with its content, as on a
+	// cluster without a controller manager (envtest).
+	DisableNamespaceController bool
+	// DisableServiceAccountController turns off what
+	// kube-controller-manager's serviceaccount-controller does: give every
+	// active namespace a "default" ServiceAccount (nsdefaults.go).
+	DisableServiceAccountController bool
+	// DisableRootCAPublisher turns off what kube-controller-manager's
+	// root-ca-certificate-publisher-controller does: give every active
+	// namespace the kube-root-ca.crt ConfigMap (nsdefaults.go).
+	DisableRootCAPublisher bool
+	// RootCA is the PEM bundle of the CA that verifies the server's serving
+	// certificate, published as ca.crt of every kube-root-ca.crt ConfigMap.
+	// A server without TLS has none and publishes an empty ca.crt: there is
+	// nothing to verify, and an empty bundle cannot be mistaken for a
+	// certificate.
+	RootCA []byte
+
+	// ServiceClusterIPRange is the IPv4 range services' cluster IPs come
+	// from (default 10.96.0.0/12), kube-apiserver's
+	// --service-cluster-ip-range; the kubernetes Service gets its first
+	// address. With Registry set, it must be the range that registry was
+	// built with (registry.Options.ServiceCIDR).
+	ServiceClusterIPRange netip.Prefix
+	// ServiceNodePortRange is the range node ports come from (default
+	// 30000-32767), kube-apiserver's --service-node-port-range. Ignored when
+	// Registry is set (registry.Options.NodePortRange).
+	ServiceNodePortRange registry.PortRange
+	// AdvertiseAddress and AdvertisePort are where the kubernetes Service's
+	// Endpoints and EndpointSlice in the default namespace point, and its
+	// target port (default 127.0.0.1 and 6443, kube-apiserver's secure
+	// port); cmd/kapi-apiserver sets its listener's.
+	AdvertiseAddress netip.Addr
+	AdvertisePort    int
 }
 
 // SystemNamespaces are the namespaces kube-apiserver creates at start; New
@@ -152,8 +194,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.NameSuffix == nil {
 		cfg.NameSuffix = randomSuffix
 	}
+	if !cfg.ServiceClusterIPRange.IsValid() {
+		cfg.ServiceClusterIPRange = netip.MustParsePrefix("10.96.0.0/12")
+	}
+	if !cfg.AdvertiseAddress.IsValid() {
+		cfg.AdvertiseAddress = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	if cfg.AdvertisePort <= 0 {
+		cfg.AdvertisePort = 6443
+	}
 	if cfg.Registry == nil {
-		reg, err := registry.BuiltinWith(registry.Options{NameSuffix: cfg.NameSuffix})
+		reg, err := registry.BuiltinWith(registry.Options{NameSuffix: cfg.NameSuffix,
+			ServiceCIDR: cfg.ServiceClusterIPRange, NodePortRange: cfg.ServiceNodePortRange})
 		if err != nil {
 			return nil, err
 		}
@@ -201,6 +253,13 @@ func New(cfg Config) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+		if err := s.createKubernetesService(s.ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if s.namespaceDefaultsEnabled() {
+		s.startNamespaceDefaults() // stopped by Close (nsdefaults.go)
 	}
 	// Last, once s.store is final: the collector's goroutine reads it.
 	if !cfg.DisableGarbageCollector {

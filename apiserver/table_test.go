@@ -50,7 +50,7 @@ func tableServer(t *testing.T, age time.Duration) *Server {
 	if err := reg.Add(widgets); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Registry: reg, Now: now})
+	srv, err := New(Config{Registry: reg, Now: now, DisableServiceAccountController: true, DisableRootCAPublisher: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // seconds before the deadline), and none when the timeout is shorter than
 // that.
 func TestWatchBookmarkBeforeTimeout(t *testing.T) {
-	srv, err := New(Config{BookmarkInterval: time.Hour})
+	srv, err := New(Config{BookmarkInterval: time.Hour, DisableRootCAPublisher: true})
 	if err != nil {
 		t.Fatal(err)
 	}

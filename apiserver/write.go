@@ -178,7 +178,9 @@ func (h *handler) writeUpdate(mt codec.MediaType, want build, allowCreate, dryRu
 	ctx := h.r.Context()
 	key := h.key(h.ri.Namespace, h.ri.Name)
 	created := false
+	var lastCur storage.Object // the stored state the last attempt saw
 	tryUpdate := func(cur storage.Object) (storage.Object, error) {
+		lastCur = cur
 		if cur == nil && !allowCreate {
 			return nil, storage.ErrNotFound
 		}
@@ -223,6 +225,15 @@ func (h *handler) writeUpdate(mt codec.MediaType, want build, allowCreate, dryRu
 		}
 	} else {
 		out, err = h.s.updateOrFinish(ctx, h.res, key, allowCreate, nil, tryUpdate)
+	}
+	if h.res.Retain != nil {
+		// Free what the update reserved and the stored state does not use.
+		switch {
+		case err == nil && !dryRun && !created:
+			h.res.Retain(out)
+		case lastCur != nil && (err != nil || dryRun):
+			h.res.Retain(lastCur)
+		}
 	}
 	if err != nil {
 		h.fail(h.storageStatus(err, h.ri.Name))

@@ -382,9 +382,6 @@ const rootCAName = "kube-root-ca.crt"
 // baseline.
 func (e *env) settle(t testing.TB, ns string) {
 	t.Helper()
-	if e.inProcess {
-		return
-	}
 	e.rootCAOnce.Do(func() {
 		e.publishesRootCA = e.get(t, cmPath("kube-system", rootCAName)).Code == http.StatusOK
 	})
@@ -396,8 +393,8 @@ func (e *env) settle(t testing.TB, ns string) {
 }
 
 // baseline returns the configmaps a fresh namespace holds before a case
-// writes anything (none in-process; kube-root-ca.crt on most clusters), by
-// name with their resourceVersions.
+// writes anything (kube-root-ca.crt on most clusters and in-process, none
+// where no controller publishes it), by name with their resourceVersions.
 func (e *env) baseline(t testing.TB, ns string) map[string]string {
 	t.Helper()
 	return versions(items(t, expect(t, e.get(t, cmPath(ns)), http.StatusOK)))

@@ -33,7 +33,8 @@ type Options struct {
 	// NewUID makes object UIDs. Default: sequential,
 	// 00000000-0000-0000-0000-000000000001, …-000000000002, … counted per
 	// Fake, so that the same test gets the same UIDs on every run (the four
-	// system namespaces, which every server creates, take the first four).
+	// system namespaces and the kubernetes Service, Endpoints and
+	// EndpointSlice, which every server creates, take the first seven).
 	NewUID func() metav1.UID
 	// NameSuffix makes the suffix of names made from generateName (and of
 	// names the server makes up itself, such as a pod's token volume).
@@ -53,6 +54,20 @@ type Options struct {
 	// the test does not create is deleted shortly after; disable it to keep
 	// such objects.
 	DisableGarbageCollector bool
+	// ServiceAccountController and RootCAPublisher turn on what
+	// kube-controller-manager's serviceaccount and
+	// root-ca-certificate-publisher controllers do on a cluster (and the
+	// reference server by default): every namespace gets a "default"
+	// ServiceAccount and a kube-root-ca.crt ConfigMap. They are off by
+	// default, as in envtest (which runs no controller manager): a unit test
+	// sees the objects it creates and nothing else, and the objects' UIDs
+	// and names stay the same from run to run, which asynchronous writers
+	// would change.
+	ServiceAccountController, RootCAPublisher bool
+	// DisableNamespaceController keeps deleted namespaces Terminating with
+	// their content, as in envtest, instead of emptying and removing them
+	// (apiserver.Config.DisableNamespaceController).
+	DisableNamespaceController bool
 	// BookmarkInterval is how often an idle watch that allows bookmarks gets
 	// one (default the server's, 1 minute; tests of bookmarks set a few
 	// milliseconds).
@@ -177,7 +192,10 @@ func start(opts Options) (*Fake, error) {
 		NameSuffix:       opts.NameSuffix,
 		Logger:           opts.Logger,
 
-		DisableGarbageCollector: opts.DisableGarbageCollector,
+		DisableGarbageCollector:         opts.DisableGarbageCollector,
+		DisableNamespaceController:      opts.DisableNamespaceController,
+		DisableServiceAccountController: !opts.ServiceAccountController,
+		DisableRootCAPublisher:          !opts.RootCAPublisher,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fake: starting the server: %w", err)

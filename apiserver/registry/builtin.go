@@ -18,6 +18,10 @@ type Options struct {
 	// (default 10.96.0.0/12, kubeadm's). The network and broadcast addresses
 	// are never handed out.
 	ServiceCIDR netip.Prefix
+	// NodePortRange is the range node ports of NodePort and LoadBalancer
+	// services are allocated from (default DefaultNodePortRange,
+	// 30000-32767).
+	NodePortRange PortRange
 	// NameSuffix draws the random part of generated names, such as a pod's
 	// kube-api-access-<suffix> token volume (default 5 random characters of
 	// Kubernetes' alphabet). A server passes its own for reproducible names.
@@ -47,12 +51,19 @@ func BuiltinWith(opts Options) (*Registry, error) {
 	if opts.NameSuffix == nil {
 		opts.NameSuffix = randomSuffix
 	}
+	if opts.NodePortRange == (PortRange{}) {
+		opts.NodePortRange = DefaultNodePortRange
+	}
 	ips, err := newIPAllocator(opts.ServiceCIDR)
 	if err != nil {
 		return nil, err
 	}
+	ports, err := newPortAllocator(opts.NodePortRange)
+	if err != nil {
+		return nil, err
+	}
 	g := New()
-	for _, r := range builtins(opts, services{ips}) {
+	for _, r := range builtins(opts, services{ips: ips, ports: ports}) {
 		if err := g.Add(r); err != nil {
 			return nil, err
 		}
@@ -120,7 +131,7 @@ func builtins(opts Options, svc services) []*Resource {
 			Categories: []string{"all"}, StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
 			StatusMetadata: statusMetadata(false, false),
 			Default:        defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
-			Validate: svc.validate, Release: svc.release, ReturnDeletedObject: true}),
+			Validate: svc.validate, Admit: svc.admit, Release: svc.release, Retain: svc.retain, ReturnDeletedObject: true}),
 		Typed[appsv1.Deployment](&Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
 			GenerationOnAnnotations: true, Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),

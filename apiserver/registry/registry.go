@@ -22,13 +22,13 @@
 // service account token volume, tolerations and priority, a node's
 // not-ready taint, a service's cluster IP and IP families). Where kapi
 // differs, it is because a registry cannot read other objects: a pod's
-// service account and priority class are assumed to exist, and node ports
-// are not allocated.
+// service account and priority class are assumed to exist.
 //
-// Cluster IPs come from an allocator that each BuiltinWith call owns, in
-// memory: a server must call Resource.Release when a service is deleted or a
-// create does not store it, and over a persistent store an allocator starts
-// empty, unaware of the addresses stored services hold.
+// Cluster IPs and node ports come from allocators that each BuiltinWith call
+// owns, in memory: a server must call Resource.Release when a service is
+// deleted or a create does not store it, and Resource.Retain after an update;
+// over a persistent store an allocator starts empty, unaware of the addresses
+// and ports stored services hold.
 //
 // # Validation
 //
@@ -145,6 +145,11 @@ type Resource struct {
 	// object's UID, so Release never frees another object's and may be
 	// called more than once.
 	Release func(obj Object)
+	// Retain frees what PrepareForUpdate reserved for obj's UID that obj,
+	// the object's stored state after an update (or the state a failed
+	// update left), does not use: a service's node ports that an update
+	// replaced.
+	Retain func(obj Object)
 	// GracePeriod, when set, makes deletion graceful, as the strategies of
 	// kube-apiserver that implement CheckGracefulDelete: it returns the grace
 	// period, in seconds, that a delete asking for requested (nil when the

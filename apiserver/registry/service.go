@@ -19,9 +19,10 @@ import (
 // leave them out, drop fields a type change makes meaningless, and refuse
 // cluster IPs that are malformed, outside the range, taken, or changed.
 //
-// Node ports are not allocated: a NodePort or LoadBalancer service keeps the
-// nodePorts its client gives (kube-apiserver would draw them from
-// 30000-32767).
+// Node ports of NodePort and LoadBalancer services come from a node port
+// range (default 30000-32767): allocated when left out, reserved when asked
+// for (422 when out of the range or taken), freed when a service drops them
+// or goes.
 
 // defaultServiceCIDR is the range cluster IPs come from unless
 // Options.ServiceCIDR says otherwise (kubeadm's default).
@@ -191,8 +192,11 @@ func (a *ipAllocator) release(uid metav1.UID) {
 	delete(a.held, uid)
 }
 
-// services is the service behaviour of one registry: its allocator.
-type services struct{ ips *ipAllocator }
+// services is the service behaviour of one registry: its allocators.
+type services struct {
+	ips   *ipAllocator
+	ports *portAllocator
+}
 
 // prepareForCreate defaults a new service, resets its status, syncs and
 // completes its IP fields and allocates its cluster IP. Problems with the
@@ -204,6 +208,7 @@ func (sv services) prepareForCreate(o Object) {
 	normalizeClusterIPs(s, nil)
 	initIPFamilies(s, nil)
 	sv.allocate(s)
+	sv.allocateNodePorts(s, nil)
 }
 
 // prepareForUpdate defaults the spec of the next state of a service, keeps
@@ -220,6 +225,7 @@ func (sv services) prepareForUpdate(o, oldObj Object) {
 		sv.allocate(s)
 	}
 	dropTypeDependentFields(s, old)
+	sv.allocateNodePorts(s, old)
 }
 
 // allocate gives s a cluster IP: the next free one when it asks for none, the
@@ -245,11 +251,138 @@ func (sv services) allocate(s *corev1.Service) {
 	}
 }
 
-// release frees the cluster IPs of a deleted (or never stored) service.
+// release frees the cluster IPs and node ports of a deleted (or never
+// stored) service.
 func (sv services) release(o Object) {
 	if uid := o.GetUID(); uid != "" {
 		sv.ips.release(uid)
+		sv.ports.release(uid)
 	}
+}
+
+// retain frees the node ports a service's UID holds that its stored state
+// does not use: those an update replaced, and those a failed update had
+// reserved.
+func (sv services) retain(o Object) {
+	s := o.(*corev1.Service)
+	if s.UID == "" {
+		return
+	}
+	keep := map[int]bool{}
+	for p := range nodePorts(s) {
+		keep[int(p)] = true
+	}
+	if s.Spec.HealthCheckNodePort != 0 {
+		keep[int(s.Spec.HealthCheckNodePort)] = true
+	}
+	sv.ports.retain(s.UID, keep)
+}
+
+// allocateNodePorts gives a NodePort or LoadBalancer service (unless it
+// turned allocateLoadBalancerNodePorts off) a node port for every port that
+// has none, and reserves the node ports it asks for that old (nil on create)
+// did not have, as kube-apiserver's service storage does; on create, ports
+// with the same port number (on different protocols) share one. A
+// LoadBalancer with the Local traffic policy also gets its health check
+// node port. Problems with requested ports are left for validate to report.
+func (sv services) allocateNodePorts(s, old *corev1.Service) {
+	if !needsNodePort(s) {
+		return
+	}
+	had := map[int32]bool{}
+	if old != nil && needsNodePort(old) {
+		had = nodePorts(old)
+		if old.Spec.HealthCheckNodePort != 0 {
+			had[old.Spec.HealthCheckNodePort] = true
+		}
+	}
+	allocate := s.Spec.Type == corev1.ServiceTypeNodePort ||
+		s.Spec.AllocateLoadBalancerNodePorts == nil || *s.Spec.AllocateLoadBalancerNodePorts
+	byPort := map[int32]int32{}
+	for i := range s.Spec.Ports {
+		p := &s.Spec.Ports[i]
+		switch {
+		case p.NodePort != 0:
+			if !had[p.NodePort] {
+				_ = sv.ports.reserve(s.UID, int(p.NodePort))
+			}
+		case !allocate:
+			continue
+		case old == nil && requestedNodePort(s, p.Port) != 0:
+			p.NodePort = requestedNodePort(s, p.Port)
+		case old == nil && byPort[p.Port] != 0:
+			p.NodePort = byPort[p.Port]
+		default:
+			if n, err := sv.ports.allocateNext(s.UID); err == nil {
+				p.NodePort = int32(n)
+			}
+		}
+		byPort[p.Port] = p.NodePort
+	}
+	if needsHealthCheckNodePort(s) {
+		switch hc := s.Spec.HealthCheckNodePort; {
+		case hc == 0:
+			if n, err := sv.ports.allocateNext(s.UID); err == nil {
+				s.Spec.HealthCheckNodePort = int32(n)
+			}
+		case !had[hc]:
+			_ = sv.ports.reserve(s.UID, int(hc))
+		}
+	}
+}
+
+// admit refuses a NodePort or LoadBalancer service that asks for node ports
+// none of which could be given (the range is full), as kube-apiserver does:
+// 500, since nothing is wrong with the request.
+func (sv services) admit(o, _ Object) *metav1.Status {
+	s := o.(*corev1.Service)
+	if !needsNodePort(s) || s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.AllocateLoadBalancerNodePorts != nil && !*s.Spec.AllocateLoadBalancerNodePorts {
+		return nil
+	}
+	for _, p := range s.Spec.Ports {
+		if p.NodePort == 0 {
+			return metav1.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", errRangeFull))
+		}
+	}
+	return nil
+}
+
+// requestedNodePort is the node port another port of s with the same port
+// number asks for, or 0.
+func requestedNodePort(s *corev1.Service, port int32) int32 {
+	for _, p := range s.Spec.Ports {
+		if p.Port == port && p.NodePort != 0 {
+			return p.NodePort
+		}
+	}
+	return 0
+}
+
+// nodePortErrors reports the node ports a service asks for that old (nil
+// on create) did not have and that are not its: out of the range, or taken
+// by another service.
+func (sv services) nodePortErrors(s, old *corev1.Service) metav1.FieldErrors {
+	if !needsNodePort(s) {
+		return nil
+	}
+	had := map[int32]bool{}
+	if old != nil && needsNodePort(old) {
+		had = nodePorts(old)
+	}
+	var errs metav1.FieldErrors
+	for i, p := range s.Spec.Ports {
+		if p.NodePort == 0 || had[p.NodePort] {
+			continue
+		}
+		if err := sv.ports.check(s.UID, int(p.NodePort)); err != nil {
+			if errors.Is(err, errNotHeld) {
+				err = errPortAllocated // free now, but taken when it was asked for
+			}
+			errs = append(errs, metav1.FieldInvalid("spec.ports["+strconv.Itoa(i)+"].nodePort", p.NodePort, err.Error()))
+			break // kube-apiserver stops at the first
+		}
+	}
+	return errs
 }
 
 // validate checks a service's IP fields and, for a cluster IP that is new,
@@ -267,10 +400,13 @@ func (sv services) validate(o, oldObj Object) metav1.FieldErrors {
 		old = oldObj.(*corev1.Service)
 	}
 	if old != nil && old.Spec.Type != corev1.ServiceTypeExternalName {
-		return clusterIPChangeErrors(s, old)
+		if errs := clusterIPChangeErrors(s, old); len(errs) > 0 {
+			return errs
+		}
+		return sv.nodePortErrors(s, old)
 	}
 	if isHeadless(s) {
-		return nil
+		return sv.nodePortErrors(s, old)
 	}
 	ips := s.Spec.ClusterIPs
 	if len(ips) == 0 {
@@ -289,7 +425,7 @@ func (sv services) validate(o, oldObj Object) metav1.FieldErrors {
 		}
 		return metav1.FieldErrors{metav1.FieldInvalid("spec.clusterIPs", ips, fmt.Sprintf("failed to allocate IP %s: %v", ips[0], err))}
 	}
-	return nil
+	return sv.nodePortErrors(s, old)
 }
 
 // clusterIPChangeErrors refuses an update that changes the cluster IP of a

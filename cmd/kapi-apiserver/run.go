@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/kapi-dev/kapi/apiserver"
+	"github.com/kapi-dev/kapi/apiserver/registry"
 )
 
 // options are the parsed command-line flags.
@@ -27,6 +29,10 @@ type options struct {
 	minWatchTimeout  time.Duration
 	shutdownTimeout  time.Duration
 	logLevel         slog.Level
+	controllers      map[string]bool // parseControllers
+	serviceRange     netip.Prefix
+	nodePortRange    registry.PortRange
+	advertise        netip.Addr // invalid: the listener's address
 }
 
 // usageError is a command line that does not parse; main exits with status 2
@@ -50,6 +56,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.minWatchTimeout, "min-watch-timeout", 30*time.Minute, "lower bound of the random timeout of watches without timeoutSeconds")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long shutdown waits for requests in flight")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	controllers := fs.String("controllers", "*", "controllers to run, as kube-controller-manager's flag: '*' for all, 'name' to add one, '-name' to leave one out; kapi runs "+strings.Join(knownControllers, ", "))
+	serviceRange := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 `CIDR` services' cluster IPs come from; the kubernetes Service gets the first")
+	nodePorts := fs.String("service-node-port-range", registry.DefaultNodePortRange.String(), "`range` of node ports of NodePort and LoadBalancer services (first-last or first+offset)")
+	advertise := fs.String("advertise-address", "", "IP `address` the kubernetes Service's Endpoints point at (default the listen address, 127.0.0.1 if unspecified)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -68,6 +78,21 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if o.controllers, err = parseControllers(*controllers); err != nil {
+		return bad("%v", err)
+	}
+	if o.serviceRange, err = netip.ParsePrefix(*serviceRange); err != nil || !o.serviceRange.Addr().Is4() || o.serviceRange.Bits() > 30 {
+		return bad("--service-cluster-ip-range %q is not an IPv4 CIDR of at least 4 addresses", *serviceRange)
+	}
+	if o.nodePortRange, err = registry.ParsePortRange(*nodePorts); err != nil {
+		return bad("--service-node-port-range: %v", err)
+	}
+	if *advertise != "" {
+		if o.advertise, err = netip.ParseAddr(*advertise); err != nil || o.advertise.IsUnspecified() {
+			return bad("--advertise-address %q is not a usable IP address", *advertise)
+		}
 	}
 	for _, d := range []struct {
 		name string
@@ -121,21 +146,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 
-	api, err := apiserver.New(apiserver.Config{
-		HistoryWindow:    o.historyWindow,
-		BookmarkInterval: o.bookmarkInterval,
-		MinWatchTimeout:  o.minWatchTimeout,
-		Logger:           logger,
-	})
-	if err != nil {
-		return fmt.Errorf("starting the API server: %w", err)
-	}
-	closed := false
-	defer func() {
-		if !closed { // an early return: nothing has been served
-			_ = api.Close()
-		}
-	}()
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listening: %w", err)
@@ -157,6 +167,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		caPEM = ca
 	}
+	// The server is built once the listener is known: the kubernetes
+	// Service points at its port, kube-root-ca.crt holds its CA.
+	advertise := o.advertise
+	if !advertise.IsValid() {
+		if a, ok := netip.AddrFromSlice(addr.IP); ok && !a.IsUnspecified() {
+			advertise = a.Unmap()
+		} else {
+			advertise = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+		}
+	}
+	cfg := apiserver.Config{
+		HistoryWindow:         o.historyWindow,
+		BookmarkInterval:      o.bookmarkInterval,
+		MinWatchTimeout:       o.minWatchTimeout,
+		Logger:                logger,
+		RootCA:                caPEM,
+		ServiceClusterIPRange: o.serviceRange,
+		ServiceNodePortRange:  o.nodePortRange,
+		AdvertiseAddress:      advertise,
+		AdvertisePort:         addr.Port,
+	}
+	applyControllers(&cfg, o.controllers)
+	api, err := apiserver.New(cfg)
+	if err != nil {
+		return fmt.Errorf("starting the API server: %w", err)
+	}
+	closed := false
+	defer func() {
+		if !closed { // an early return: nothing has been served
+			_ = api.Close()
+		}
+	}()
 	if o.kubeconfig != "" {
 		if err := writeKubeconfig(o.kubeconfig, url, caPEM, o.token); err != nil {
 			return fmt.Errorf("writing the kubeconfig: %w", err)

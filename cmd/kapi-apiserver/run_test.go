@@ -8,9 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/apiserver/registry"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -19,24 +23,31 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	allOn := map[string]bool{ctrlGarbageCollector: true, ctrlNamespace: true, ctrlServiceAccount: true, ctrlRootCAPublisher: true}
 	want := options{
 		listen: "127.0.0.1:0", historyWindow: 5 * time.Minute, bookmarkInterval: time.Minute,
 		minWatchTimeout: 30 * time.Minute, shutdownTimeout: 10 * time.Second, logLevel: slog.LevelInfo,
+		controllers: allOn, serviceRange: netip.MustParsePrefix("10.96.0.0/12"), nodePortRange: registry.PortRange{Base: 30000, Size: 2768},
 	}
-	if *o != want {
+	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("defaults %+v, want %+v", *o, want)
 	}
 
 	o, err = parseFlags([]string{"--listen=[::1]:8080", "--write-kubeconfig", "/tmp/kc", "--tls", "--token=t",
-		"--history-window=1m", "--bookmark-interval=2s", "--min-watch-timeout=3s", "--shutdown-timeout=4s", "--log-level=DEBUG"}, io.Discard)
+		"--history-window=1m", "--bookmark-interval=2s", "--min-watch-timeout=3s", "--shutdown-timeout=4s", "--log-level=DEBUG",
+		"--controllers=*,-serviceaccount-controller,-garbage-collector-controller", "--service-cluster-ip-range=10.0.0.0/24",
+		"--service-node-port-range=20000+99", "--advertise-address=192.0.2.1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = options{
 		listen: "[::1]:8080", kubeconfig: "/tmp/kc", tls: true, token: "t", historyWindow: time.Minute,
 		bookmarkInterval: 2 * time.Second, minWatchTimeout: 3 * time.Second, shutdownTimeout: 4 * time.Second, logLevel: slog.LevelDebug,
+		controllers:  map[string]bool{ctrlGarbageCollector: false, ctrlNamespace: true, ctrlServiceAccount: false, ctrlRootCAPublisher: true},
+		serviceRange: netip.MustParsePrefix("10.0.0.0/24"), nodePortRange: registry.PortRange{Base: 20000, Size: 100},
+		advertise: netip.MustParseAddr("192.0.2.1"),
 	}
-	if *o != want {
+	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("parsed %+v, want %+v", *o, want)
 	}
 
@@ -54,6 +65,11 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--log-level=chatty"}, "invalid value"},
 		{[]string{"--tls", "--token=a b"}, "--token must not contain spaces"},
 		{[]string{"--token=t"}, "--token needs --tls"},
+		{[]string{"--controllers=*,-kubelet"}, `unknown controller "kubelet"`},
+		{[]string{"--service-cluster-ip-range=fd00::/108"}, "--service-cluster-ip-range"},
+		{[]string{"--service-cluster-ip-range=10.0.0.0/31"}, "--service-cluster-ip-range"},
+		{[]string{"--service-node-port-range=32767-30000"}, "--service-node-port-range"},
+		{[]string{"--advertise-address=0.0.0.0"}, "--advertise-address"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer

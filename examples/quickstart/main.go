@@ -181,7 +181,9 @@ func config(kubeconfig string, out io.Writer) (*client.Config, func(), error) {
 		cfg, err := client.Load(client.LoadOptions{Kubeconfig: kubeconfig})
 		return cfg, func() {}, err
 	}
-	srv, err := apiserver.New(apiserver.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// Without the controller that publishes kube-root-ca.crt into every
+	// namespace, so that the demo's namespace holds only what it creates.
+	srv, err := apiserver.New(apiserver.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), DisableRootCAPublisher: true})
 	if err != nil {
 		return nil, nil, err
 	}

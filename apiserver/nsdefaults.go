@@ -1,0 +1,193 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"strings"
+	"time"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+)
+
+// What kube-controller-manager's serviceaccount and
+// root-ca-certificate-publisher controllers put in every namespace.
+const (
+	// DefaultServiceAccountName is the service account every active
+	// namespace gets (and gets back when it is deleted).
+	DefaultServiceAccountName = "default"
+	// RootCAConfigMapName is the ConfigMap every active namespace gets,
+	// holding the CA bundle that verifies the API server under ca.crt.
+	RootCAConfigMapName = "kube-root-ca.crt"
+	// rootCADescriptionKey and rootCADescription annotate it, as
+	// kube-controller-manager does.
+	rootCADescriptionKey = "kubernetes.io/description"
+	rootCADescription    = "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
+		"No other usage is guaranteed across distributions of Kubernetes clusters."
+)
+
+// namespaceDefaultsEnabled reports whether either controller runs.
+func (s *Server) namespaceDefaultsEnabled() bool {
+	return !s.cfg.DisableServiceAccountController || !s.cfg.DisableRootCAPublisher
+}
+
+// startNamespaceDefaults runs, in a goroutine the server owns (stopped by
+// Close), what kube-controller-manager's serviceaccount and
+// root-ca-certificate-publisher controllers do: every active namespace has a
+// "default" ServiceAccount and a kube-root-ca.crt ConfigMap, created when the
+// namespace is and again whenever they are deleted, and the ConfigMap is put
+// back when its data or description annotation change. Like those
+// controllers it follows a watch, and gives up on a namespace that is being
+// deleted. The namespaces that already exist are seen to before it returns,
+// so that a new server's system namespaces have them at once.
+func (s *Server) startNamespaceDefaults() {
+	ctx := s.ctx
+	rev := s.store.Revision()
+	if list, err := s.store.List(ctx, "/core/namespaces/", storage.ListOptions{}); err == nil {
+		for _, ns := range list.Items {
+			s.ensureNamespaceDefaults(ctx, ns.GetName())
+		}
+		rev = list.Revision
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for ctx.Err() == nil {
+			w, err := s.store.Watch(ctx, "/core/", storage.WatchOptions{ResourceVersion: rev})
+			if err != nil {
+				// Lost our place (compacted): see to every namespace again.
+				w, err = s.store.Watch(ctx, "/core/", storage.WatchOptions{SendInitialEvents: true})
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					s.cfg.Logger.Error("apiserver: namespace defaults watch", "err", err)
+					select { // do not spin on a failing store
+					case <-ctx.Done():
+					case <-time.After(time.Second):
+					}
+				}
+				continue
+			}
+			rev = s.followNamespaceDefaults(ctx, w, rev)
+			w.Stop()
+		}
+	}()
+}
+
+// followNamespaceDefaults reacts to the watch's events until it ends, and
+// returns the last revision seen.
+func (s *Server) followNamespaceDefaults(ctx context.Context, w storage.Watcher, rev uint64) uint64 {
+	for {
+		select {
+		case <-ctx.Done():
+			return rev
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == storage.Failed {
+				return rev
+			}
+			if ev.Revision > rev {
+				rev = ev.Revision
+			}
+			if ev.Object == nil {
+				continue
+			}
+			switch o := ev.Object.(type) {
+			case *corev1.Namespace:
+				if ev.Type != storage.Deleted {
+					s.ensureNamespaceDefaults(ctx, o.Name)
+				}
+			case *corev1.ServiceAccount:
+				if ev.Type == storage.Deleted && o.Name == DefaultServiceAccountName {
+					s.ensureNamespaceDefaults(ctx, o.Namespace)
+				}
+			case *corev1.ConfigMap:
+				if o.Name == RootCAConfigMapName && (ev.Type == storage.Deleted || !s.rootCACurrent(o)) {
+					s.ensureNamespaceDefaults(ctx, o.Namespace)
+				}
+			}
+		}
+	}
+}
+
+// ensureNamespaceDefaults gives an active namespace what the enabled
+// controllers put there. Failures are logged; the next event retries.
+func (s *Server) ensureNamespaceDefaults(ctx context.Context, ns string) {
+	obj, err := s.store.Get(ctx, "/core/namespaces/"+ns, storage.ReadOptions{})
+	if err != nil {
+		return // gone
+	}
+	n, ok := obj.(*corev1.Namespace)
+	if !ok || n.DeletionTimestamp != nil || n.Status.Phase != corev1.NamespaceActive {
+		return
+	}
+	if !s.cfg.DisableServiceAccountController {
+		s.ensureDefaultServiceAccount(ctx, ns)
+	}
+	if !s.cfg.DisableRootCAPublisher {
+		s.ensureRootCA(ctx, ns)
+	}
+}
+
+func (s *Server) ensureDefaultServiceAccount(ctx context.Context, ns string) {
+	if _, err := s.store.Get(ctx, "/core/serviceaccounts/"+ns+"/"+DefaultServiceAccountName, storage.ReadOptions{}); err == nil {
+		return
+	}
+	body := `{"metadata":{"name":"` + DefaultServiceAccountName + `"}}`
+	code, resp := s.serveInternal(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/serviceaccounts", body, managerControllerManager)
+	s.logInternal(ctx, "serviceaccount", ns, code, resp)
+}
+
+// rootCAData is the data of kube-root-ca.crt: the server's CA bundle,
+// empty when it has none (a server without TLS).
+func (s *Server) rootCAData() map[string]string {
+	return map[string]string{"ca.crt": string(s.cfg.RootCA)}
+}
+
+// rootCACurrent reports whether cm holds what the publisher puts there.
+func (s *Server) rootCACurrent(cm *corev1.ConfigMap) bool {
+	return maps.Equal(cm.Data, s.rootCAData()) && cm.Annotations[rootCADescriptionKey] != ""
+}
+
+func (s *Server) ensureRootCA(ctx context.Context, ns string) {
+	path := "/api/v1/namespaces/" + ns + "/configmaps"
+	obj, err := s.store.Get(ctx, "/core/configmaps/"+ns+"/"+RootCAConfigMapName, storage.ReadOptions{})
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		cm := corev1.ConfigMap{Data: s.rootCAData()}
+		cm.Name = RootCAConfigMapName
+		cm.Annotations = map[string]string{rootCADescriptionKey: rootCADescription}
+		b, _ := json.Marshal(&cm)
+		code, resp := s.serveInternal(ctx, http.MethodPost, path, string(b), managerControllerManager)
+		s.logInternal(ctx, "root CA configmap", ns, code, resp)
+	case err == nil:
+		cm, ok := obj.(*corev1.ConfigMap)
+		if !ok || s.rootCACurrent(cm) {
+			return
+		}
+		cm = cm.DeepCopy()
+		cm.Data = s.rootCAData()
+		if cm.Annotations == nil {
+			cm.Annotations = map[string]string{}
+		}
+		cm.Annotations[rootCADescriptionKey] = rootCADescription
+		b, _ := json.Marshal(cm)
+		code, resp := s.serveInternal(ctx, http.MethodPut, path+"/"+RootCAConfigMapName, string(b), managerControllerManager)
+		s.logInternal(ctx, "root CA configmap", ns, code, resp)
+	}
+}
+
+// logInternal logs a failed write of a controller, unless it failed for a
+// reason the controller expects (the object exists, the namespace is gone
+// or terminating, a conflict the next event resolves, the server closing).
+func (s *Server) logInternal(ctx context.Context, what, ns string, code int, resp []byte) {
+	switch {
+	case code < 300, code == http.StatusConflict, code == http.StatusNotFound, ctx.Err() != nil:
+		return
+	case code == http.StatusForbidden && strings.Contains(string(resp), "NamespaceTerminating"):
+		return
+	}
+	s.cfg.Logger.Error("apiserver: namespace defaults", "what", what, "namespace", ns, "code", code, "response", strings.TrimSpace(string(resp)))
+}
