@@ -1,0 +1,136 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestKubernetesService checks what kube-apiserver creates for itself in the
+// default namespace, which many controllers read: the kubernetes Service
+// (ClusterIP, the first address of the service range; port 443 named https
+// to the server's port), its Endpoints and its EndpointSlice pointing at
+// the server, with the labels kube-apiserver gives them.
+func TestKubernetesService(t *testing.T) {
+	t.Parallel()
+	e := target
+	svc := expect(t, e.get(t, "/api/v1/namespaces/default/services/kubernetes"), http.StatusOK)
+	if l, _ := field(svc, "metadata", "labels"); !reflect.DeepEqual(l, map[string]any{"component": "apiserver", "provider": "kubernetes"}) {
+		t.Errorf("service labels %v", l)
+	}
+	ip := str(svc, "spec", "clusterIP")
+	// The first address of a range: its network address plus one.
+	if str(svc, "spec", "type") != "ClusterIP" || !strings.HasSuffix(ip, ".1") || str(svc, "spec", "sessionAffinity") != "None" {
+		t.Errorf("service spec %v, want a ClusterIP service on the first address of the range", svc["spec"])
+	}
+	ports, _ := field(svc, "spec", "ports")
+	pl, _ := ports.([]any)
+	if len(pl) != 1 {
+		t.Fatalf("service ports %v, want one", ports)
+	}
+	p := pl[0].(map[string]any)
+	target, ok := p["targetPort"].(json.Number)
+	if p["name"] != "https" || fmt.Sprint(p["port"]) != "443" || p["protocol"] != "TCP" || !ok {
+		t.Fatalf("service port %v, want https 443/TCP to a port number", p)
+	}
+
+	ep := expect(t, e.get(t, "/api/v1/namespaces/default/endpoints/kubernetes"), http.StatusOK)
+	if l, _ := field(ep, "metadata", "labels"); !reflect.DeepEqual(l, map[string]any{"endpointslice.kubernetes.io/skip-mirror": "true"}) {
+		t.Errorf("endpoints labels %v", l)
+	}
+	subsets, _ := ep["subsets"].([]any)
+	if len(subsets) != 1 {
+		t.Fatalf("endpoints subsets %v, want one", ep["subsets"])
+	}
+	ss := subsets[0].(map[string]any)
+	addrs, _ := ss["addresses"].([]any)
+	eports, _ := ss["ports"].([]any)
+	if len(addrs) != 1 || len(eports) != 1 {
+		t.Fatalf("endpoints subset %v, want one address and one port", ss)
+	}
+	addr := addrs[0].(map[string]any)["ip"]
+	if want := map[string]any{"name": "https", "port": target, "protocol": "TCP"}; !reflect.DeepEqual(eports[0], want) {
+		t.Errorf("endpoints port %v, want %v (the service's target port)", eports[0], want)
+	}
+
+	slice := expect(t, e.get(t, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes"), http.StatusOK)
+	if l, _ := field(slice, "metadata", "labels"); !reflect.DeepEqual(l, map[string]any{"kubernetes.io/service-name": "kubernetes"}) {
+		t.Errorf("endpointslice labels %v", l)
+	}
+	want := []any{map[string]any{"addresses": []any{addr}, "conditions": map[string]any{"ready": true}}}
+	if str(slice, "addressType") != "IPv4" || !reflect.DeepEqual(slice["endpoints"], want) {
+		t.Errorf("endpointslice %v %v, want IPv4 endpoints %v", slice["addressType"], slice["endpoints"], want)
+	}
+	if want := []any{map[string]any{"name": "https", "port": target, "protocol": "TCP"}}; !reflect.DeepEqual(slice["ports"], want) {
+		t.Errorf("endpointslice ports %v, want %v", slice["ports"], want)
+	}
+	// Endpoints is deprecated: every answer says so.
+	if w := e.get(t, "/api/v1/namespaces/default/endpoints/kubernetes").Header.Get("Warning"); w != `299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"` {
+		t.Errorf("Warning %q", w)
+	}
+}
+
+// TestServiceNodePorts checks node port allocation: a NodePort service gets
+// one from the range (30000-32767 unless configured otherwise) when it asks
+// for none, a requested port taken or out of the range is refused with
+// kube-apiserver's message, and ports are freed when a create fails, when
+// the service goes and when an update drops them.
+func TestServiceNodePorts(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	path := "/api/v1/namespaces/" + ns + "/services"
+	nodePort := func(name string, ports ...int) obj {
+		var ps []any
+		for i, p := range ports {
+			port := obj{"port": 80 + i}
+			if p != 0 {
+				port["nodePort"] = p
+			}
+			ps = append(ps, port)
+		}
+		return obj{"metadata": obj{"name": name}, "spec": obj{"type": "NodePort", "ports": ps}}
+	}
+	portOf := func(o obj, i int) int {
+		ps, _ := field(o, "spec", "ports")
+		n, err := ps.([]any)[i].(map[string]any)["nodePort"].(json.Number).Int64()
+		if err != nil {
+			t.Fatalf("nodePort of %v: %v", o["spec"], err)
+		}
+		return int(n)
+	}
+	a := expect(t, e.post(t, path, nodePort("a", 0)), http.StatusCreated)
+	pa := portOf(a, 0)
+	if pa < 30000 || pa > 32767 {
+		t.Errorf("allocated node port %d, outside 30000-32767", pa)
+	}
+	checkStatus(t, e.post(t, path, nodePort("b", pa)), http.StatusUnprocessableEntity, "Invalid",
+		fmt.Sprintf(`Service "b" is invalid: spec.ports[0].nodePort: Invalid value: %d: provided port is already allocated`, pa))
+	checkStatus(t, e.post(t, path, nodePort("c", 80)), http.StatusUnprocessableEntity, "Invalid",
+		`Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767`)
+
+	// Deleting a frees its port (the answer is the service).
+	if got := expect(t, e.del(t, path+"/a", nil), http.StatusOK); str(got, "kind") != "Service" {
+		t.Errorf("delete answered %s, want the service", compact(got))
+	}
+	other := expect(t, e.post(t, path, nodePort("other", 0)), http.StatusCreated)
+	po := portOf(other, 0)
+	// A create refused for its second port gives back the first.
+	checkStatus(t, e.post(t, path, nodePort("d", pa, po)), http.StatusUnprocessableEntity, "Invalid",
+		fmt.Sprintf(`Service "d" is invalid: spec.ports[1].nodePort: Invalid value: %d: provided port is already allocated`, po))
+	f := expect(t, e.post(t, path, nodePort("f", pa)), http.StatusCreated)
+	if portOf(f, 0) != pa {
+		t.Errorf("f got %d, want the freed %d", portOf(f, 0), pa)
+	}
+	// Dropping the port (type ClusterIP) frees it.
+	e.modify(t, path+"/f", false, func(o obj) {
+		spec := o["spec"].(map[string]any)
+		spec["type"] = "ClusterIP"
+		delete(spec, "externalTrafficPolicy")
+		delete(spec["ports"].([]any)[0].(map[string]any), "nodePort")
+	})
+	expect(t, e.post(t, path, nodePort("g", pa)), http.StatusCreated)
+}
