@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestKubernetesService checks what kube-apiserver creates for itself in the
@@ -133,4 +134,52 @@ func TestServiceNodePorts(t *testing.T) {
 		delete(spec["ports"].([]any)[0].(map[string]any), "nodePort")
 	})
 	expect(t, e.post(t, path, nodePort("g", pa)), http.StatusCreated)
+}
+
+// TestNamespaceDefaults checks what a cluster's controllers put in every new
+// namespace: the "default" ServiceAccount (kube-controller-manager's
+// serviceaccount-controller) and the kube-root-ca.crt ConfigMap
+// (root-ca-certificate-publisher-controller), each put back when deleted.
+// Each part skips, saying so, on a cluster without the controller, which
+// shows in kube-system lacking the object.
+func TestNamespaceDefaults(t *testing.T) {
+	t.Parallel()
+	e := target
+
+	t.Run("default-serviceaccount", func(t *testing.T) {
+		t.Parallel()
+		if r := e.get(t, "/api/v1/namespaces/kube-system/serviceaccounts/default"); r.Code == http.StatusNotFound {
+			t.Skipf("%s runs no serviceaccount controller: kube-system has no default service account", e.name)
+		}
+		ns := e.namespace(t)
+		path := "/api/v1/namespaces/" + ns + "/serviceaccounts"
+		var uid string
+		e.waitCollection(t, path, "the default service account", 30*time.Second, func(objs map[string]obj) bool {
+			sa, ok := objs[ns+"/default"]
+			uid = str(sa, "metadata", "uid")
+			return ok
+		})
+		expect(t, e.del(t, path+"/default", nil), http.StatusOK)
+		e.waitCollection(t, path, "the default service account to come back", 30*time.Second, func(objs map[string]obj) bool {
+			sa, ok := objs[ns+"/default"]
+			return ok && str(sa, "metadata", "uid") != uid
+		})
+	})
+
+	t.Run("kube-root-ca.crt", func(t *testing.T) {
+		t.Parallel()
+		if r := e.get(t, cmPath("kube-system", rootCAName)); r.Code == http.StatusNotFound {
+			t.Skipf("%s runs no root-ca-certificate-publisher controller: kube-system has no %s", e.name, rootCAName)
+		}
+		ns := e.namespace(t) // waits for it (settle)
+		cm := expect(t, e.get(t, cmPath(ns, rootCAName)), http.StatusOK)
+		if _, ok := field(cm, "data", "ca.crt"); !ok || str(cm, "metadata", "annotations", "kubernetes.io/description") == "" {
+			t.Errorf("%s %s, want data ca.crt and a kubernetes.io/description annotation", rootCAName, compact(cm))
+		}
+		expect(t, e.del(t, cmPath(ns, rootCAName), nil), http.StatusOK)
+		e.waitCollection(t, cmPath(ns), rootCAName+" to come back", 30*time.Second, func(objs map[string]obj) bool {
+			c, ok := objs[ns+"/"+rootCAName]
+			return ok && str(c, "metadata", "uid") != str(cm, "metadata", "uid")
+		})
+	})
 }

@@ -780,6 +780,15 @@ func (w *watchStream) nextChange(t testing.TB, d time.Duration) event {
 // It never sleeps; it fails the test after d (scaled by the target's patience).
 func (e *env) waitCollection(t testing.TB, path, what string, d time.Duration, cond func(objs map[string]obj) bool) {
 	t.Helper()
+	if ok, last := e.awaitCollection(t, path, what, d, cond); !ok {
+		t.Fatalf("timed out waiting for %s (%s); last state: %v", what, path, last)
+	}
+}
+
+// awaitCollection is waitCollection that reports a timeout (false, with the
+// last keys seen) instead of failing the test.
+func (e *env) awaitCollection(t testing.TB, path, what string, d time.Duration, cond func(objs map[string]obj) bool) (bool, []string) {
+	t.Helper()
 	deadline := time.Now().Add(e.within(d))
 	sep := "?"
 	if strings.Contains(path, "?") {
@@ -792,11 +801,11 @@ func (e *env) waitCollection(t testing.TB, path, what string, d time.Duration, c
 			objs[str(it, "metadata", "namespace")+"/"+name(it)] = it
 		}
 		if cond(objs) {
-			return
+			return true, nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			t.Fatalf("timed out waiting for %s (%s); last state: %v", what, path, keys(objs))
+			return false, keys(objs)
 		}
 		secs := int(left/time.Second) + 1
 		w := e.watch(t, path+sep+"watch=1&resourceVersion="+rv(list)+"&timeoutSeconds="+strconv.Itoa(secs))
@@ -819,12 +828,12 @@ func (e *env) waitCollection(t testing.TB, path, what string, d time.Duration, c
 			}
 			if cond(objs) {
 				w.close()
-				return
+				return true, nil
 			}
 		}
 		w.close()
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s (%s); last state: %v", what, path, keys(objs))
+			return false, keys(objs)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/apiserver"
 )
 
 var uidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -450,9 +452,44 @@ func TestDelete(t *testing.T) {
 // Terminating, refuses new content (golden 102), its objects are removed
 // (those with finalizers once the finalizers are gone), and then it
 // disappears.
+//
+// The cleanup is the work of a namespace controller (kube-controller-manager's
+// on a cluster, the reference server's own in-process): on a cluster without
+// one the namespace stays Terminating with its content, and the case skips,
+// saying so, once nothing has moved for a short while.
 func TestNamespaceDeletion(t *testing.T) {
 	t.Parallel()
-	e := target
+	namespaceDeletion(t, target)
+}
+
+// namespaceProgress is how long a namespace controller may take to show it
+// works on a deleted namespace before the case concludes there is none.
+const namespaceProgress = 10 * time.Second
+
+// TestNamespaceDeletionWithoutController checks that the namespace-deletion
+// case skips, saying why, on a server without a namespace controller,
+// instead of failing after long timeouts.
+func TestNamespaceDeletionWithoutController(t *testing.T) {
+	t.Parallel()
+	if !target.inProcess {
+		t.Skip("needs an in-process server without a namespace controller")
+	}
+	e := withDefaults(t, func(c *apiserver.Config) { c.DisableNamespaceController = true })
+	start := time.Now()
+	skipped := false
+	t.Run("namespace-deletion", func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		namespaceDeletion(t, e)
+	})
+	if !skipped {
+		t.Errorf("the case did not skip without a namespace controller")
+	}
+	if d := time.Since(start); d > namespaceProgress+5*time.Second {
+		t.Errorf("the case took %v to give up", d)
+	}
+}
+
+func namespaceDeletion(t *testing.T, e *env) {
 	ns := e.namespace(t)
 	e.createCM(t, ns, "plain", nil, nil)
 	expect(t, e.post(t, "/api/v1/namespaces/"+ns+"/secrets", obj{"metadata": obj{"name": "s"}}), http.StatusCreated)
@@ -474,6 +511,16 @@ func TestNamespaceDeletion(t *testing.T) {
 	t.Run("create-in-terminating-namespace", func(t *testing.T) {
 		checkGoldenStatus(t, e.post(t, cmPath(ns), obj{"metadata": obj{"name": "late"}}), "102-create-in-terminating-namespace", "golden", ns)
 	})
+
+	// A namespace controller shows itself by removing content (the secret
+	// has no finalizer) or by reporting on the namespace's status.
+	if ok, _ := e.awaitCollection(t, "/api/v1/namespaces/"+ns+"/secrets", "the namespace's secrets to be deleted", namespaceProgress,
+		func(objs map[string]obj) bool { return len(objs) == 0 }); !ok {
+		got := expect(t, e.get(t, "/api/v1/namespaces/"+ns), http.StatusOK)
+		if !has(got, "status", "conditions") {
+			t.Skipf("%s has no namespace controller: %v after its deletion, namespace %s still holds its content and reports nothing on its status", e.name, e.within(namespaceProgress), ns)
+		}
+	}
 
 	// Everything goes but the object held by its finalizer, which is marked.
 	e.waitCollection(t, cmPath(ns), "the namespace's configmaps to be deleted but held", 30*time.Second, func(objs map[string]obj) bool {
