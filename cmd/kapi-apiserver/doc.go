@@ -12,9 +12,14 @@
 //	kapi-apiserver listening on http://127.0.0.1:41327
 //
 // which scripts and tests can wait for (the kubeconfig is written before it).
-// The store is in memory and starts with the namespaces every cluster has:
-// default, kube-system, kube-public and kube-node-lease. Logs go to standard
-// error (log/slog, text format).
+// The store is in memory and starts with what every cluster has: the
+// namespaces default, kube-system, kube-public and kube-node-lease, and the
+// kubernetes Service with its Endpoints and EndpointSlice pointing at the
+// server. Controllers do what kube-controller-manager's would: delete the
+// content of deleted namespaces, collect garbage, and give every namespace
+// its "default" ServiceAccount and kube-root-ca.crt ConfigMap (holding the
+// --tls CA; empty without TLS). Logs go to standard error (log/slog, text
+// format).
 //
 // SIGINT or SIGTERM shut it down gracefully: it stops accepting connections,
 // ends open watches (clients re-watch, as after any kube-apiserver restart),
@@ -67,6 +72,23 @@
 //	--log-level LEVEL
 //	    debug, info, warn or error (default info); debug also logs every
 //	    request with its status and duration.
+//	--controllers LIST
+//	    The controllers to run, as kube-controller-manager's flag: "*" for
+//	    all (the default), "name" to add one, "-name" to leave one out. kapi
+//	    has garbage-collector-controller, namespace-controller (without it a
+//	    deleted namespace stays Terminating with its content, as in envtest),
+//	    serviceaccount-controller and root-ca-certificate-publisher-controller.
+//	    For example --controllers=*,-garbage-collector-controller.
+//	--service-cluster-ip-range CIDR
+//	    The IPv4 range services' cluster IPs come from (default 10.96.0.0/12);
+//	    the kubernetes Service gets its first address.
+//	--service-node-port-range RANGE
+//	    The node ports of NodePort and LoadBalancer services, first-last or
+//	    first+offset (default 30000-32767).
+//	--advertise-address IP
+//	    The address the kubernetes Service's Endpoints and EndpointSlice give
+//	    (default the listen address, or 127.0.0.1 when that is unspecified);
+//	    their port is the listener's.
 //
 // Flags take one or two leading dashes; -h prints a summary. The kubeconfig
 // is left in place at exit.
