@@ -335,7 +335,12 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 		return cur, false, nil
 	}
 	if plan.next == nil && !plan.remove {
-		return cur, false, nil // a graceful deletion is already pending
+		// Already marked as this delete would: a pending graceful deletion,
+		// or a namespace being cleaned up (resumed if it is not).
+		if res.Group == "" && res.Resource == "namespaces" {
+			s.startNamespaceCleanup(cur.GetName())
+		}
+		return cur, false, nil
 	}
 	if plan.next != nil {
 		out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
