@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"time"
+
+	"github.com/kapi-dev/kapi/apiserver/storage"
 )
 
 // kubernetesServiceName is the Service (and Endpoints and EndpointSlice) in
@@ -24,8 +27,8 @@ func firstServiceIP(p netip.Prefix) netip.Addr {
 // of the service range, port 443 named https to the server's port), and
 // its Endpoints and EndpointSlice pointing at the server's advertised
 // address, with the labels and fields kube-apiserver v1.37 writes. Existing
-// ones (a persistent store) are kept. Unlike kube-apiserver, which checks
-// them every ten seconds, kapi does not recreate them if they are deleted.
+// ones (a persistent store) are kept; those the registry does not serve are
+// left out.
 func (s *Server) createKubernetesService(ctx context.Context) error {
 	addr, port := s.cfg.AdvertiseAddress, s.cfg.AdvertisePort
 	svc := map[string]any{
@@ -60,21 +63,87 @@ func (s *Server) createKubernetesService(ctx context.Context) error {
 		"ports":       []any{map[string]any{"name": "https", "protocol": "TCP", "port": port}},
 	}
 	for _, o := range []struct {
-		path string
-		body any
+		group, resource string
+		body            any
 	}{
-		{"/api/v1/namespaces/default/services", svc},
-		{"/api/v1/namespaces/default/endpoints", endpoints},
-		{"/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice},
+		{"", "services", svc},
+		{"", "endpoints", endpoints},
+		{"discovery.k8s.io", "endpointslices", slice},
 	} {
+		res := s.reg.Get(o.group, "v1", o.resource)
+		if res == nil {
+			continue // a registry without the kind
+		}
+		key := storagePrefix(res) + "default/" + kubernetesServiceName
+		if _, err := s.store.Get(ctx, key, storage.ReadOptions{}); err == nil {
+			continue
+		}
+		path := "/api/v1/namespaces/default/" + o.resource
+		if o.group != "" {
+			path = "/apis/" + o.group + "/v1/namespaces/default/" + o.resource
+		}
 		b, err := json.Marshal(o.body)
 		if err != nil {
 			return err
 		}
-		code, resp := s.serveInternal(ctx, http.MethodPost, o.path, string(b), managerAPIServer)
+		code, resp := s.serveInternal(ctx, http.MethodPost, path, string(b), managerAPIServer)
 		if code != http.StatusCreated && code != http.StatusConflict {
-			return fmt.Errorf("apiserver: creating %s/%s: %d %s", o.path, kubernetesServiceName, code, strings.TrimSpace(string(resp)))
+			return fmt.Errorf("apiserver: creating %s/%s: %d %s", path, kubernetesServiceName, code, strings.TrimSpace(string(resp)))
 		}
 	}
 	return nil
+}
+
+// startKubernetesServiceController recreates the kubernetes Service,
+// Endpoints and EndpointSlice when they are deleted, in a goroutine the
+// server owns (stopped by Close), as kube-apiserver's own controllers do
+// (they check every ten seconds; kapi follows a watch). They are not put
+// back when changed.
+func (s *Server) startKubernetesServiceController() {
+	ctx := s.ctx
+	rev := s.store.Revision()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for ctx.Err() == nil {
+			w, err := s.store.Watch(ctx, "/", storage.WatchOptions{ResourceVersion: rev})
+			if err != nil {
+				// Lost our place (compacted): create what is missing, go on
+				// from now.
+				rev = s.store.Revision()
+				if err := s.createKubernetesService(ctx); err != nil && ctx.Err() == nil {
+					s.cfg.Logger.Error("apiserver: kubernetes service", "err", err)
+				}
+				select { // do not spin on a failing store
+				case <-ctx.Done():
+				case <-time.After(100 * time.Millisecond):
+				}
+				continue
+			}
+			rev = s.followKubernetesService(ctx, w, rev)
+			w.Stop()
+		}
+	}()
+}
+
+func (s *Server) followKubernetesService(ctx context.Context, w storage.Watcher, rev uint64) uint64 {
+	for {
+		select {
+		case <-ctx.Done():
+			return rev
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == storage.Failed {
+				return rev
+			}
+			if ev.Revision > rev {
+				rev = ev.Revision
+			}
+			if ev.Type != storage.Deleted || ev.Object == nil || ev.Object.GetNamespace() != "default" || ev.Object.GetName() != kubernetesServiceName {
+				continue
+			}
+			if err := s.createKubernetesService(ctx); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Error("apiserver: recreating the kubernetes service", "err", err)
+			}
+		}
+	}
 }

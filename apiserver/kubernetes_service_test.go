@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/netip"
 	"os"
 	"reflect"
@@ -52,5 +53,27 @@ func TestKubernetesServiceGolden(t *testing.T) {
 			w, _ := json.Marshal(want)
 			t.Errorf("%s\n got  %s\n want %s", tc.path, g, w)
 		}
+	}
+}
+
+// Deleted, the kubernetes Service, Endpoints and EndpointSlice come back.
+func TestKubernetesServiceRecreated(t *testing.T) {
+	srv := newTestServer(t)
+	for _, o := range []struct{ key, path string }{
+		{"/core/services/default/kubernetes", "/api/v1/namespaces/default/services/kubernetes"},
+		{"/core/endpoints/default/kubernetes", "/api/v1/namespaces/default/endpoints/kubernetes"},
+		{"/discovery.k8s.io/endpointslices/default/kubernetes", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes"},
+	} {
+		old := getObject(srv, o.key)
+		if old == nil {
+			t.Fatalf("%s missing", o.key)
+		}
+		mustServe(t, srv, "DELETE", o.path, "", http.StatusOK)
+		waitStore(t, srv, o.key+" back", func() bool { n := getObject(srv, o.key); return n != nil && n.GetUID() != old.GetUID() })
+	}
+	// The service got its address back.
+	_, svc := serve(t, srv, "GET", "/api/v1/namespaces/default/services/kubernetes", "")
+	if ip := svc["spec"].(map[string]any)["clusterIP"]; ip != "10.96.0.1" {
+		t.Errorf("recreated with cluster IP %v", ip)
 	}
 }

@@ -257,6 +257,7 @@ func New(cfg Config) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+		s.startKubernetesServiceController() // stopped by Close
 	}
 	if s.namespaceDefaultsEnabled() {
 		s.startNamespaceDefaults() // stopped by Close (nsdefaults.go)
