@@ -421,3 +421,30 @@ func TestStart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The cluster's controllers that fill namespaces are off by default (a test
+// sees what it creates) and on when asked; the kubernetes Service is there
+// either way, as kube-apiserver makes it.
+func TestClusterControllers(t *testing.T) {
+	ctx := testContext(t)
+	for _, tc := range []struct {
+		name string
+		opts fake.Options
+		want bool
+	}{
+		{"default", fake.Options{}, false},
+		{"on", fake.Options{ServiceAccountController: true, RootCAPublisher: true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fake.NewWithOptions(t, tc.opts)
+			_, saErr := client.For[corev1.ServiceAccount](f.Client()).Namespace("kube-system").Get(ctx, "default", metav1.GetOptions{})
+			_, cmErr := client.For[corev1.ConfigMap](f.Client()).Namespace("kube-system").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+			if (saErr == nil) != tc.want || (cmErr == nil) != tc.want {
+				t.Errorf("service account: %v, kube-root-ca.crt: %v; want them present: %v", saErr, cmErr, tc.want)
+			}
+			if _, err := client.For[corev1.Service](f.Client()).Namespace("default").Get(ctx, "kubernetes", metav1.GetOptions{}); err != nil {
+				t.Errorf("kubernetes service: %v", err)
+			}
+		})
+	}
+}
