@@ -3,6 +3,10 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -112,6 +116,7 @@ func (s *Server) namespacedResources() []*registry.Resource {
 // is finalized (gone, or waiting only on its metadata.finalizers).
 func (s *Server) cleanNamespace(ctx context.Context, ns string) (bool, error) {
 	remaining := 0
+	var left namespaceContent
 	for _, res := range s.namespacedResources() {
 		prefix := storagePrefix(res) + ns + "/"
 		list, err := s.store.List(ctx, prefix, storage.ListOptions{})
@@ -121,22 +126,132 @@ func (s *Server) cleanNamespace(ctx context.Context, ns string) (bool, error) {
 		for _, obj := range list.Items {
 			remaining++
 			if obj.GetDeletionTimestamp() != nil && !gracePending(obj) {
+				left.add(res, obj)
 				continue
 			}
 			key := prefix + obj.GetName()
-			if _, _, err := s.deleteObject(ctx, res, key, &namespaceContentDelete); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			out, deleted, err := s.deleteObject(ctx, res, key, &namespaceContentDelete)
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				var se *statusError
 				if errors.As(err, &se) { // a precondition: the object was replaced meanwhile
 					continue
 				}
 				return false, err
 			}
+			if err == nil && !deleted {
+				left.add(res, out)
+			}
 		}
+	}
+	if err := s.reportNamespaceContent(ctx, ns, &left); err != nil {
+		return false, err
 	}
 	if remaining > 0 {
 		return false, nil
 	}
 	return true, s.finalizeNamespace(ctx, ns)
+}
+
+// namespaceContent counts what a namespace's cleanup left: objects by
+// resource, and the finalizers holding them.
+type namespaceContent struct {
+	byResource   map[string]int // "configmaps." (resource.group)
+	byFinalizer  map[string]int
+	numRemaining int
+}
+
+func (c *namespaceContent) add(res *registry.Resource, obj storage.Object) {
+	if c.byResource == nil {
+		c.byResource, c.byFinalizer = map[string]int{}, map[string]int{}
+	}
+	c.numRemaining++
+	c.byResource[res.Resource+"."+res.Group]++
+	for _, f := range obj.GetFinalizers() {
+		c.byFinalizer[f]++
+	}
+}
+
+// The status conditions kube-controller-manager's namespace controller
+// maintains on a namespace being deleted, in its order, with the reason and
+// message of their good state.
+var namespaceConditions = []struct {
+	typ             corev1.NamespaceConditionType
+	reason, message string
+}{
+	{"NamespaceDeletionDiscoveryFailure", "ResourcesDiscovered", "All resources successfully discovered"},
+	{"NamespaceDeletionGroupVersionParsingFailure", "ParsedGroupVersions", "All legacy kube types successfully parsed"},
+	{"NamespaceDeletionContentFailure", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"},
+	{"NamespaceContentRemaining", "ContentRemoved", "All content successfully removed"},
+	{"NamespaceFinalizersRemaining", "ContentHasNoFinalizers", "All content-preserving finalizers finished"},
+}
+
+// reportNamespaceContent writes, as the namespace controller does, the
+// status conditions of a namespace being deleted: what content remains and
+// which finalizers hold it. A namespace whose content is all gone at once is
+// removed without them.
+func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *namespaceContent) error {
+	if left.numRemaining == 0 {
+		if cur, err := s.store.Get(ctx, "/core/namespaces/"+ns, storage.ReadOptions{}); err != nil ||
+			len(cur.(*corev1.Namespace).Status.Conditions) == 0 {
+			return nil
+		}
+	}
+	want := map[corev1.NamespaceConditionType]corev1.NamespaceCondition{}
+	for _, c := range namespaceConditions {
+		want[c.typ] = corev1.NamespaceCondition{Type: c.typ, Status: corev1.ConditionFalse, Reason: c.reason, Message: c.message}
+	}
+	if len(left.byResource) > 0 {
+		var parts []string
+		for r, n := range left.byResource {
+			parts = append(parts, fmt.Sprintf("%s has %d resource instances", r, n))
+		}
+		slices.Sort(parts)
+		want["NamespaceContentRemaining"] = corev1.NamespaceCondition{Type: "NamespaceContentRemaining", Status: corev1.ConditionTrue,
+			Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + strings.Join(parts, ", ")}
+	}
+	if len(left.byFinalizer) > 0 {
+		var parts []string
+		for f, n := range left.byFinalizer {
+			parts = append(parts, fmt.Sprintf("%s in %d resource instances", f, n))
+		}
+		slices.Sort(parts)
+		want["NamespaceFinalizersRemaining"] = corev1.NamespaceCondition{Type: "NamespaceFinalizersRemaining", Status: corev1.ConditionTrue,
+			Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: " + strings.Join(parts, ", ")}
+	}
+	now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
+	_, err := s.store.GuaranteedUpdate(ctx, "/core/namespaces/"+ns, false, nil, func(cur storage.Object) (storage.Object, error) {
+		n, ok := cur.(*corev1.Namespace)
+		if !ok || n.DeletionTimestamp == nil {
+			return cur, nil
+		}
+		next := n.DeepCopy()
+		changed := false
+		for _, c := range namespaceConditions {
+			w := want[c.typ]
+			i := slices.IndexFunc(next.Status.Conditions, func(x corev1.NamespaceCondition) bool { return x.Type == c.typ })
+			switch {
+			case i < 0:
+				w.LastTransitionTime = now
+				next.Status.Conditions = append(next.Status.Conditions, w)
+				changed = true
+			case next.Status.Conditions[i].Status != w.Status || next.Status.Conditions[i].Reason != w.Reason || next.Status.Conditions[i].Message != w.Message:
+				old := &next.Status.Conditions[i]
+				if old.Status != w.Status {
+					old.LastTransitionTime = now
+				}
+				old.Status, old.Reason, old.Message = w.Status, w.Reason, w.Message
+				changed = true
+			}
+		}
+		if !changed {
+			return cur, nil
+		}
+		return next, nil
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // finalizeNamespace clears the spec.finalizers of a namespace whose content

@@ -880,3 +880,15 @@ func (e *env) modify(t testing.TB, path string, missingOK bool, fn func(obj)) ob
 		t.Fatalf("updating %s:\n%s", path, r)
 	}
 }
+
+// asList returns the objects of a decoded JSON array (nil if v is not one).
+func asList(v any) []obj {
+	raw, _ := v.([]any)
+	out := make([]obj, 0, len(raw))
+	for _, r := range raw {
+		if m, ok := r.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
