@@ -72,6 +72,10 @@ func (h *handler) delete() {
 		h.fail(st)
 		return
 	}
+	if h.res.Group == "" && h.res.Resource == "namespaces" && slices.Contains(immortalNamespaces, h.ri.Name) {
+		h.fail(metav1.NewForbidden(h.res.GroupResource(), h.ri.Name, errors.New("this namespace may not be deleted")))
+		return
+	}
 	out, deleted, err := h.s.deleteObject(h.r.Context(), h.res, h.key(h.ri.Namespace, h.ri.Name), &opts)
 	if err != nil {
 		h.fail(h.storageStatus(err, h.ri.Name))
@@ -91,6 +95,10 @@ func (h *handler) delete() {
 	}
 	h.s.writeObject(h.w, mt, code, h.res, out)
 }
+
+// immortalNamespaces may not be deleted: kube-apiserver's NamespaceLifecycle
+// admission refuses it (403), since the cluster's own objects live there.
+var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
 
 // The finalizers of the garbage collector (see gc.go), which deleteObject adds
 // for the Orphan and Foreground propagation policies.

@@ -183,3 +183,22 @@ func TestNamespaceDefaults(t *testing.T) {
 		})
 	})
 }
+
+// TestImmortalNamespaces checks that default, kube-system and kube-public
+// may not be deleted (kube-apiserver's NamespaceLifecycle admission), while
+// kube-node-lease may. Dry runs: nothing is deleted.
+func TestImmortalNamespaces(t *testing.T) {
+	t.Parallel()
+	e := target
+	for _, ns := range []string{"default", "kube-system", "kube-public"} {
+		st := checkStatus(t, e.del(t, "/api/v1/namespaces/"+ns+"?dryRun=All", nil), http.StatusForbidden, "Forbidden",
+			`namespaces "`+ns+`" is forbidden: this namespace may not be deleted`)
+		if d, _ := field(st, "details"); !reflect.DeepEqual(d, map[string]any{"name": ns, "kind": "namespaces"}) {
+			t.Errorf("details %v", d)
+		}
+	}
+	if o := expect(t, e.del(t, "/api/v1/namespaces/kube-node-lease?dryRun=All", nil), http.StatusOK); str(o, "status", "phase") != "Terminating" {
+		t.Errorf("dry-run delete of kube-node-lease answered %s", compact(o))
+	}
+	expect(t, e.get(t, "/api/v1/namespaces/kube-node-lease"), http.StatusOK)
+}
