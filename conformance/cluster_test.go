@@ -134,6 +134,17 @@ func TestServiceNodePorts(t *testing.T) {
 		delete(spec["ports"].([]any)[0].(map[string]any), "nodePort")
 	})
 	expect(t, e.post(t, path, nodePort("g", pa)), http.StatusCreated)
+
+	// A health check node port asked for is reserved too; a taken or
+	// out-of-range one is a 500.
+	healthCheck := func(name string, port int) obj {
+		return obj{"metadata": obj{"name": name}, "spec": obj{"type": "LoadBalancer", "externalTrafficPolicy": "Local",
+			"healthCheckNodePort": port, "ports": []any{obj{"port": 80}}}}
+	}
+	checkStatus(t, e.post(t, path, healthCheck("h1", po)), http.StatusInternalServerError, "InternalError",
+		fmt.Sprintf("Internal error occurred: failed to allocate requested HealthCheck NodePort %d: provided port is already allocated", po))
+	checkStatus(t, e.post(t, path, healthCheck("h2", 80)), http.StatusInternalServerError, "InternalError",
+		"Internal error occurred: failed to allocate requested HealthCheck NodePort 80: provided port is not in the valid range. The range of valid ports is 30000-32767")
 }
 
 // TestNamespaceDefaults checks what a cluster's controllers put in every new

@@ -334,8 +334,21 @@ func (sv services) allocateNodePorts(s, old *corev1.Service) {
 // admit refuses a NodePort or LoadBalancer service that asks for node ports
 // none of which could be given (the range is full), as kube-apiserver does:
 // 500, since nothing is wrong with the request.
-func (sv services) admit(o, _ Object) *metav1.Status {
+// The same goes for a health check node port asked for that is taken or out
+// of the range.
+func (sv services) admit(o, oldObj Object) *metav1.Status {
 	s := o.(*corev1.Service)
+	if hc := s.Spec.HealthCheckNodePort; needsHealthCheckNodePort(s) && hc != 0 {
+		old, _ := oldObj.(*corev1.Service)
+		if old == nil || !needsHealthCheckNodePort(old) || old.Spec.HealthCheckNodePort != hc {
+			if err := sv.ports.check(s.UID, int(hc)); err != nil {
+				if errors.Is(err, errNotHeld) {
+					err = errPortAllocated
+				}
+				return metav1.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %w", hc, err))
+			}
+		}
+	}
 	if !needsNodePort(s) || s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.AllocateLoadBalancerNodePorts != nil && !*s.Spec.AllocateLoadBalancerNodePorts {
 		return nil
 	}
