@@ -41,18 +41,22 @@
 //
 // Every case works in a namespace of its own, named kapi-conformance-*,
 // created at its start and deleted at its end, so the suite can run against a
-// shared cluster. Pods are bound to nodes that do not exist, so that no
-// scheduler or kubelet acts on them. Deadlines are four times longer than
-// in-process: a real cluster's namespace controller takes seconds to empty
-// a namespace, and kube-apiserver sends a watch bookmark only shortly before
-// the watch times out (the bookmark case uses timeoutSeconds=5).
+// shared cluster. A new namespace may get objects of its own from the
+// cluster's controllers (the "default" ServiceAccount, kube-root-ca.crt, in
+// the in-process server too): namespace waits for kube-root-ca.crt where it
+// is published, and cases that list configmaps count it in with baseline.
+// Pods are bound to nodes that do not exist, so that no scheduler or kubelet
+// acts on them (their graceful deletion stays pending, as the cases expect).
+// Deadlines are four times longer than in-process: a real cluster's
+// namespace controller takes seconds to empty a namespace.
 //
 // Cases that cannot apply to the server say why and skip: those that force
 // the store to compact (an expired continue token, an Exact list or a watch
-// at a compacted resourceVersion) need the in-process server. The namespace
-// deletion case needs a namespace controller (kube-controller-manager); on a
-// cluster without one it fails after its deadline, as the namespace stays
-// Terminating.
+// at a compacted resourceVersion) need the in-process server. Cases that
+// need a controller skip when the cluster shows none: the namespace deletion
+// case when no namespace controller reports on the deleted namespace within
+// 20 seconds, the namespace defaults case when kube-system lacks the
+// ServiceAccount or ConfigMap the controller would have made.
 //
 // # Known server gaps
 //
