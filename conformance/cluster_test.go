@@ -213,3 +213,38 @@ func TestImmortalNamespaces(t *testing.T) {
 	}
 	expect(t, e.get(t, "/api/v1/namespaces/kube-node-lease"), http.StatusOK)
 }
+
+// TestServiceClusterIPRelease checks that a service's cluster IP is given
+// back when the service goes and when it becomes ExternalName: another
+// service may then ask for it.
+func TestServiceClusterIPRelease(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	path := "/api/v1/namespaces/" + ns + "/services"
+	clusterIP := func(name, ip string) obj {
+		spec := obj{"ports": []any{obj{"port": 80}}}
+		if ip != "" {
+			spec["clusterIP"] = ip
+		}
+		return obj{"metadata": obj{"name": name}, "spec": spec}
+	}
+	a := expect(t, e.post(t, path, clusterIP("a", "")), http.StatusCreated)
+	ip := str(a, "spec", "clusterIP")
+	// (How the list value is printed differs between kube-apiserver
+	// versions: []string{"…"} in v1.32, ["…"] in v1.37.)
+	st := checkStatus(t, e.post(t, path, clusterIP("b", ip)), http.StatusUnprocessableEntity, "Invalid", `Service "b" is invalid: spec.clusterIPs: Invalid value: `)
+	if m := str(st, "message"); !strings.HasSuffix(m, fmt.Sprintf(": failed to allocate IP %s: provided IP is already allocated", ip)) {
+		t.Errorf("message %q, want the address %s already allocated", m, ip)
+	}
+	e.modify(t, path+"/a", false, func(o obj) {
+		spec := o["spec"].(map[string]any)
+		spec["type"], spec["externalName"] = "ExternalName", "example.com"
+		for _, k := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "internalTrafficPolicy"} {
+			delete(spec, k)
+		}
+	})
+	c := expect(t, e.post(t, path, clusterIP("c", ip)), http.StatusCreated)
+	expect(t, e.del(t, path+"/c", nil), http.StatusOK)
+	expect(t, e.post(t, path, clusterIP("d", str(c, "spec", "clusterIP"))), http.StatusCreated)
+}

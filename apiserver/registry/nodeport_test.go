@@ -191,3 +191,32 @@ func TestServiceNodePorts(t *testing.T) {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// A service that becomes ExternalName gives its cluster IP back once the
+// update is stored (Retain).
+func TestServiceRetainClusterIP(t *testing.T) {
+	res := Builtin().Get("", "v1", "services")
+	a := newService("a", "a", corev1.ServiceSpec{ClusterIP: "10.96.0.20"})
+	res.PrepareForCreate(a)
+	if errs := res.Validate(a, nil); len(errs) > 0 {
+		t.Fatal(errs.Message())
+	}
+	next := a.DeepCopy()
+	next.Spec.Type, next.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
+	res.PrepareForUpdate(next, a)
+	if next.Spec.ClusterIP != "" {
+		t.Fatalf("ExternalName kept %q", next.Spec.ClusterIP)
+	}
+	b := newService("b", "b", corev1.ServiceSpec{ClusterIP: "10.96.0.20"})
+	res.PrepareForCreate(b)
+	if errs := res.Validate(b, nil); len(errs) == 0 {
+		t.Fatal("the address was free before the update was stored")
+	}
+	res.Release(b)
+	res.Retain(next)
+	c := newService("c", "c", corev1.ServiceSpec{ClusterIP: "10.96.0.20"})
+	res.PrepareForCreate(c)
+	if errs := res.Validate(c, nil); len(errs) > 0 {
+		t.Errorf("after Retain: %s", errs.Message())
+	}
+}

@@ -182,6 +182,25 @@ func (a *ipAllocator) full() bool {
 	return uint32(len(a.owner)) == a.size
 }
 
+// retain frees the addresses uid holds but keep lacks.
+func (a *ipAllocator) retain(uid metav1.UID, keep map[netip.Addr]bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var kept []uint32
+	for _, off := range a.held[uid] {
+		if keep[uintToAddr(a.base+off)] {
+			kept = append(kept, off)
+		} else {
+			delete(a.owner, off)
+		}
+	}
+	if len(kept) == 0 {
+		delete(a.held, uid)
+	} else {
+		a.held[uid] = kept
+	}
+}
+
 // release frees every address uid holds.
 func (a *ipAllocator) release(uid metav1.UID) {
 	a.mu.Lock()
@@ -260,14 +279,21 @@ func (sv services) release(o Object) {
 	}
 }
 
-// retain frees the node ports a service's UID holds that its stored state
-// does not use: those an update replaced, and those a failed update had
-// reserved.
+// retain frees the cluster IPs and node ports a service's UID holds that
+// its stored state does not use: those an update dropped (a change to
+// ExternalName, to ClusterIP), and those a failed update had reserved.
 func (sv services) retain(o Object) {
 	s := o.(*corev1.Service)
 	if s.UID == "" {
 		return
 	}
+	ips := map[netip.Addr]bool{}
+	for _, ip := range s.Spec.ClusterIPs {
+		if a, err := netip.ParseAddr(ip); err == nil {
+			ips[a] = true
+		}
+	}
+	sv.ips.retain(s.UID, ips)
 	keep := map[int]bool{}
 	for p := range nodePorts(s) {
 		keep[int(p)] = true
