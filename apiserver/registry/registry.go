@@ -6,10 +6,18 @@
 //
 // # Built-in resources
 //
-// Builtin returns the resources of Kubernetes' core, apps and coordination
-// groups that kapi ships types for; BuiltinWith configures them. A server can
-// register more (custom resources come through the same Resource
+// Builtin returns the resources of Kubernetes' core, apps, coordination and
+// discovery groups that kapi ships types for; BuiltinWith configures them. A
+// server can register more (custom resources come through the same Resource
 // description).
+//
+// # Deletion
+//
+// Resource.GracePeriod makes deletion graceful, as for pods: a pod bound to
+// a node is marked with deletionTimestamp and deletionGracePeriodSeconds and
+// kept until deleted with a period of 0. Resource.ReturnDeletedObject makes a
+// delete answer with the object instead of a Status (pods, services, service
+// accounts).
 //
 // # Defaulting and admission
 //
