@@ -30,8 +30,9 @@ import (
 // A watch sends one Table per event, with a single row; only the first event
 // carries the column definitions ("columnDefinitions":null afterwards, as
 // kube-apiserver does). A BOOKMARK event is a Table with the bookmark's
-// resourceVersion and no rows (kube-apiserver prints the bookmark's empty
-// object as a row; an empty Table is what a client can use).
+// resourceVersion and one row printed from the bookmark's empty object, as
+// kube-apiserver prints it: its metadata carries the initial-events-end
+// annotation of a streaming list.
 //
 // Tables have no protobuf form: application/vnd.kubernetes.protobuf;as=Table
 // is not acceptable (406, or the next type the Accept header lists), as in
@@ -200,14 +201,13 @@ func (tw *tableWriter) row(obj storage.Object, now time.Time) ([]byte, error) {
 }
 
 // watchEvent encodes the Table of one watch event: one row, the column
-// definitions on the first event only; a bookmark is a Table without rows.
-func (tw *tableWriter) watchEvent(bookmark bool, obj storage.Object) ([]byte, error) {
+// definitions on the first event only. A bookmark is printed the same way,
+// its row being the bookmark's empty object (the end of a streaming list's
+// initial events shows in the row's metadata annotations), as kube-apiserver
+// prints it.
+func (tw *tableWriter) watchEvent(obj storage.Object) ([]byte, error) {
 	var buf bytes.Buffer
 	meta := metav1.ListMeta{ResourceVersion: obj.GetResourceVersion()}
-	if bookmark {
-		err := tw.encode(&buf, &meta, []storage.Object{}, false)
-		return bytes.TrimSpace(buf.Bytes()), err
-	}
 	err := tw.encode(&buf, &meta, []storage.Object{obj}, !tw.headersSent)
 	tw.headersSent = true
 	return bytes.TrimSpace(buf.Bytes()), err

@@ -150,7 +150,7 @@ func (h *handler) watch() {
 		var b []byte
 		var err error
 		if table != nil {
-			b, err = table.watchEvent(ev.Type == storage.Bookmark, obj)
+			b, err = table.watchEvent(obj)
 		} else if ev.Type == storage.Bookmark {
 			b, err = h.encodeWatchObject(obj, protobuf)
 		} else {

@@ -365,6 +365,38 @@ func TestWatch(t *testing.T) {
 		})
 	}
 
+	// As a Table, the bookmark that ends the initial events is printed like
+	// any event: a row for the bookmark's empty object, whose metadata
+	// (PartialObjectMetadata) carries the initial-events-end annotation.
+	t.Run("sendInitialEvents/table", func(t *testing.T) {
+		t.Parallel()
+		ns := e.namespace(t)
+		secrets := "/api/v1/namespaces/" + ns + "/secrets"
+		expect(t, e.post(t, secrets, obj{"metadata": obj{"name": "s1"}}), http.StatusCreated)
+		w := e.watch(t, secrets+q("watch", "1", "timeoutSeconds", "30", "sendInitialEvents", "true", "resourceVersionMatch", "NotOlderThan", "allowWatchBookmarks", "true"),
+			"Accept", tableAccept)
+		for {
+			ev := w.next(t, 5*time.Second)
+			if str(ev.Object, "kind") != "Table" {
+				t.Fatalf("event %s object %s, want a Table", ev.Type, compact(ev.Object))
+			}
+			if ev.Type != "BOOKMARK" {
+				continue
+			}
+			rows := asList(ev.Object["rows"])
+			if len(rows) != 1 {
+				t.Fatalf("bookmark Table %s, want one row", compact(ev.Object))
+			}
+			o, _ := field(rows[0], "object")
+			row, _ := o.(map[string]any)
+			if str(row, "kind") != "PartialObjectMetadata" || str(row, "metadata", "annotations", "k8s.io/initial-events-end") != "true" ||
+				str(row, "metadata", "resourceVersion") != rv(ev.Object) {
+				t.Errorf("bookmark row %s, want the empty object's metadata with k8s.io/initial-events-end at the Table's resourceVersion", compact(rows[0]))
+			}
+			return
+		}
+	})
+
 	// sendInitialEvents only on a watch, and only with
 	// resourceVersionMatch=NotOlderThan: anything else is refused as invalid
 	// ListOptions (422), as kube-apiserver validates them.
