@@ -68,10 +68,10 @@ func TestServerGroupsAndResourcesAggregated(t *testing.T) {
 			for _, g := range groups.Groups {
 				names = append(names, g.Name+"="+g.PreferredVersion.GroupVersion)
 			}
-			if got := strings.Join(names, " "); got != "=v1 apps=apps/v1 apiextensions.k8s.io=apiextensions.k8s.io/v1 coordination.k8s.io=coordination.k8s.io/v1" {
+			if got := strings.Join(names, " "); got != "=v1 apps=apps/v1 apiextensions.k8s.io=apiextensions.k8s.io/v1 coordination.k8s.io=coordination.k8s.io/v1 discovery.k8s.io=discovery.k8s.io/v1" {
 				t.Errorf("groups %q", got)
 			}
-			if len(lists) != 4 {
+			if len(lists) != 5 {
 				t.Fatalf("%d resource lists", len(lists))
 			}
 			for _, list := range lists {
