@@ -187,7 +187,7 @@ func (m *RESTMapper) load(ctx context.Context, group string, force bool) (fresh 
 	haveGroups := m.groups != nil
 	m.mu.RUnlock()
 	if force || !haveGroups {
-		if err := m.loadGroups(ctx); err != nil {
+		if err := m.loadGroups(ctx, force); err != nil {
 			return false, err
 		}
 		fresh = true
@@ -206,7 +206,7 @@ func (m *RESTMapper) load(ctx context.Context, group string, force bool) (fresh 
 		return fresh, nil
 	}
 	for _, gv := range missing {
-		if lerr := m.loadResources(ctx, gv); lerr != nil && err == nil {
+		if lerr := m.loadResources(ctx, gv, force); lerr != nil && err == nil {
 			err = lerr
 		}
 	}
@@ -214,9 +214,18 @@ func (m *RESTMapper) load(ctx context.Context, group string, force bool) (fresh 
 }
 
 // loadGroups loads the group list, and with it every group version's
-// resources when the server serves aggregated discovery.
-func (m *RESTMapper) loadGroups(ctx context.Context) error {
+// resources when the server serves aggregated discovery. Unless force is
+// set, a list another lookup loaded meanwhile is kept.
+func (m *RESTMapper) loadGroups(ctx context.Context, force bool) error {
 	_, err, _ := m.flight.Do("groups", func() (any, error) {
+		if !force {
+			m.mu.RLock()
+			have := m.groups != nil
+			m.mu.RUnlock()
+			if have {
+				return nil, nil
+			}
+		}
 		doc, err := m.d.discover(ctx)
 		if err != nil {
 			return nil, err
@@ -240,8 +249,19 @@ func (m *RESTMapper) loadGroups(ctx context.Context) error {
 	return err
 }
 
-func (m *RESTMapper) loadResources(ctx context.Context, gv string) error {
+// loadResources loads the resources of gv. Unless force is set, a version
+// that another lookup loaded since this one found it missing is not loaded
+// again: singleflight shares only loads that overlap in time.
+func (m *RESTMapper) loadResources(ctx context.Context, gv string, force bool) error {
 	_, err, _ := m.flight.Do("resources/"+gv, func() (any, error) {
+		if !force {
+			m.mu.RLock()
+			_, have := m.resources[gv]
+			m.mu.RUnlock()
+			if have {
+				return nil, nil
+			}
+		}
 		list, err := m.d.ServerResourcesForGroupVersion(ctx, gv)
 		if IsNotFound(err) {
 			list, err = &metav1.APIResourceList{}, nil // the version went away
