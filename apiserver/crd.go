@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"reflect"
 	"slices"
 	"sort"
@@ -432,12 +431,11 @@ func (c *crdController) registerLocked(crd *apiextensionsv1.CustomResourceDefini
 		if err != nil {
 			return err
 		}
-		term := sc.terminating
+		term, gr := sc.terminating, metav1.GroupResource{Group: r.Group, Resource: r.Resource}
 		r.Admit = func(obj, old registry.Object) *metav1.Status {
 			if old == nil && term.Load() {
-				return &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusMethodNotAllowed,
-					Reason:  metav1.StatusReasonMethodNotAllowed,
-					Message: "create not allowed while custom resource definition is terminating"}
+				// 403, as kube-apiserver's custom resource handler refuses it.
+				return metav1.NewForbidden(gr, obj.GetName(), errors.New("create not allowed while custom resource definition is terminating"))
 			}
 			return nil
 		}

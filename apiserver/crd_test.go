@@ -336,7 +336,7 @@ func TestCRDLifecycle(t *testing.T) {
 		t.Errorf("terminating CRD %v", crd)
 	}
 	rec = crdServe(t, srv, "POST", "/apis/test.kapi.dev/v1/namespaces/default/gadgets", `{"apiVersion":"test.kapi.dev/v1","kind":"Gadget","metadata":{"name":"g2"}}`)
-	if rec.Code != http.StatusMethodNotAllowed {
+	if want := `"gadgets.test.kapi.dev \"g2\" is forbidden: create not allowed while custom resource definition is terminating"`; rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("create while terminating: %d %s", rec.Code, rec.Body)
 	}
 	g := decodeMap(t, crdServe(t, srv, "GET", "/apis/test.kapi.dev/v1/namespaces/default/gadgets/g1", ""))
