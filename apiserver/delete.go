@@ -41,7 +41,7 @@ func (h *handler) deleteOptions() (metav1.DeleteOptions, *metav1.Status) {
 }
 
 func (h *handler) delete() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -75,7 +75,7 @@ func (h *handler) delete() {
 	if opts.OrphanDependents != nil && !*opts.OrphanDependents {
 		code = http.StatusAccepted
 	}
-	h.s.writeObject(h.w, mt, code, h.res, out)
+	h.writeObject(mt, code, out)
 }
 
 // immortalNamespaces may not be deleted: kube-apiserver's NamespaceLifecycle
@@ -390,7 +390,7 @@ func (s *Server) released(res *registry.Resource, obj storage.Object) {
 }
 
 func (h *handler) deleteCollection() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -430,5 +430,5 @@ func (h *handler) deleteCollection() {
 		items = append(items, out)
 	}
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10)}
-	h.s.writeList(h.w, mt, h.res, &meta, items)
+	h.writeList(mt, &meta, items)
 }

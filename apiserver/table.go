@@ -213,29 +213,6 @@ func (tw *tableWriter) watchEvent(obj storage.Object) ([]byte, error) {
 	return bytes.TrimSpace(buf.Bytes()), err
 }
 
-// partialObjectMetadata is obj's metadata as a meta.k8s.io PartialObjectMetadata.
-func partialObjectMetadata(o metav1.Object, apiVersion string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{
-		TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: apiVersion},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:                       o.GetName(),
-			GenerateName:               o.GetGenerateName(),
-			Namespace:                  o.GetNamespace(),
-			UID:                        o.GetUID(),
-			ResourceVersion:            o.GetResourceVersion(),
-			Generation:                 o.GetGeneration(),
-			CreationTimestamp:          o.GetCreationTimestamp(),
-			DeletionTimestamp:          o.GetDeletionTimestamp(),
-			DeletionGracePeriodSeconds: o.GetDeletionGracePeriodSeconds(),
-			Labels:                     o.GetLabels(),
-			Annotations:                o.GetAnnotations(),
-			OwnerReferences:            o.GetOwnerReferences(),
-			Finalizers:                 o.GetFinalizers(),
-			ManagedFields:              o.GetManagedFields(),
-		},
-	}
-}
-
 // errWriter keeps the first write error.
 type errWriter struct {
 	w   io.Writer
