@@ -83,6 +83,16 @@ func (s *Server) writePartialList(w http.ResponseWriter, mt codec.MediaType, met
 	for i, it := range items {
 		parts[i] = partialObjectMetadata(it, apiVersion)
 	}
+	if len(items) == 0 && mt.Subtype != offerProtobuf.Subtype {
+		// kube-apiserver's list of no items has "items": null.
+		empty := &metav1.PartialObjectMetadataList{TypeMeta: typ, ListMeta: *meta}
+		if mt.Subtype == offerYAML.Subtype {
+			s.writeYAML(w, http.StatusOK, empty)
+		} else {
+			s.writeRawJSON(w, http.StatusOK, empty)
+		}
+		return
+	}
 	var err error
 	switch mt.Subtype {
 	case offerProtobuf.Subtype:
