@@ -54,7 +54,8 @@ const (
 //
 // The result is the offer with the entry's As, Group and Version. An empty
 // Accept header selects the first offer without conversion; entries that do
-// not parse are ignored. When nothing is acceptable the error is a
+// not parse, or whose type is not written in lower case, are ignored. When
+// nothing is acceptable the error is a
 // *NotAcceptableError.
 func NegotiateConversion(accept string, offers []MediaType, allow func(MediaType) bool) (MediaType, error) {
 	if allow == nil {
@@ -63,7 +64,15 @@ func NegotiateConversion(accept string, offers []MediaType, allow func(MediaType
 	if len(offers) > 0 && strings.Trim(accept, " \t") == "" {
 		return offers[0], nil
 	}
-	ranges := parseAcceptLenient(accept)
+	var ranges []MediaType
+	for _, r := range parseAcceptLenient(accept) {
+		// kube-apiserver compares types as written: an entry in upper case
+		// admits nothing.
+		if !strings.Contains(accept, r.Type+"/"+r.Subtype) {
+			continue
+		}
+		ranges = append(ranges, r)
+	}
 	slices.SortStableFunc(ranges, func(a, b MediaType) int {
 		if c := cmp.Compare(mtQuality(b.Q), mtQuality(a.Q)); c != 0 {
 			return c
@@ -88,19 +97,24 @@ func NegotiateConversion(accept string, offers []MediaType, allow func(MediaType
 	return MediaType{}, &NotAcceptableError{Accept: accept, Offers: offers}
 }
 
-// AcceptsAnyType reports whether some entry of the Accept header admits the
-// type and subtype of one of types, whatever its parameters: the first check
-// kube-apiserver makes of a request to a built-in resource, answered with
-// NotAcceptableMessage when it fails. An empty header, or one with no entry
-// that parses, admits anything.
+// AcceptsAnyType reports whether the Accept header passes the first check
+// kube-apiserver makes of a request to a built-in resource (its router's),
+// answered with NotAcceptableMessage when it fails: some entry, its
+// parameters cut off and spaces trimmed, is "*/*" or exactly (case
+// included) the type/subtype of one of types. Wildcards such as
+// "application/*" are not understood there. An empty header passes.
 func AcceptsAnyType(accept string, types []MediaType) bool {
-	ranges := parseAcceptLenient(accept)
-	if len(ranges) == 0 {
+	if accept == "" {
 		return true
 	}
-	for _, r := range ranges {
+	for entry := range strings.SplitSeq(accept, ",") {
+		entry, _, _ = strings.Cut(entry, ";")
+		entry = strings.Trim(entry, " ")
+		if entry == "*/*" {
+			return true
+		}
 		for _, t := range types {
-			if convTypeMatch(r, t) {
+			if entry == t.Type+"/"+t.Subtype {
 				return true
 			}
 		}
