@@ -102,7 +102,7 @@ func (h *handler) writeObject(mt codec.MediaType, code int, obj storage.Object) 
 	case codec.AsPartialObjectMetadataList:
 		h.fail(notAList(h.res))
 	case codec.AsTable:
-		h.getTable(mt, obj)
+		h.getTable(mt, code, obj)
 	default:
 		h.s.writeObject(h.w, mt, code, h.res, obj)
 	}

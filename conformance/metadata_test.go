@@ -224,6 +224,37 @@ func TestPartialObjectMetadata(t *testing.T) {
 				})
 			}
 
+			t.Run("writes", func(t *testing.T) {
+				// Writes answer in the conversion asked for too; a delete
+				// that removes its object answers a Status, unconverted.
+				w := k.create(t, "wr-"+randomSuffix())
+				wpath := k.collection + "/" + name(w)
+				p := expect(t, e.do(t, http.MethodPatch, wpath, `{"metadata":{"labels":{"patched":"yes"},"finalizers":null}}`,
+					"Content-Type", "application/merge-patch+json", "Accept", acceptPOM), http.StatusOK)
+				if str(p, "kind") != "PartialObjectMetadata" || str(p, "metadata", "labels", "patched") != "yes" || len(p) != 3 {
+					t.Errorf("patch: %s", compact(p))
+				}
+				r := e.do(t, http.MethodPatch, wpath, `{"metadata":{"labels":{"again":"yes"}}}`,
+					"Content-Type", "application/merge-patch+json", "Accept", acceptPOMList)
+				if k.typeName == "*core.ConfigMap" {
+					checkStatus(t, r, http.StatusNotAcceptable, "NotAcceptable",
+						"you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)")
+				}
+				st := expect(t, e.del(t, wpath, nil, "Accept", acceptPOM), http.StatusOK)
+				if str(st, "kind") != "Status" || str(st, "status") != "Success" {
+					t.Errorf("delete: %s", compact(st))
+				}
+				if k.typeName == "*core.ConfigMap" {
+					c := expect(t, e.post(t, k.collection, obj{"metadata": obj{"name": "wr-" + randomSuffix()}}, "Accept", acceptPOM), http.StatusCreated)
+					if str(c, "kind") != "PartialObjectMetadata" || len(c) != 3 {
+						t.Errorf("create: %s", compact(c))
+					}
+					tb := expect(t, e.post(t, k.collection, obj{"metadata": obj{"name": "wr-" + randomSuffix()}}, "Accept", "application/json;as=Table;g=meta.k8s.io;v=v1"), http.StatusCreated)
+					if str(tb, "kind") != "Table" {
+						t.Errorf("create as Table: %s", compact(tb))
+					}
+				}
+			})
 			t.Run("negotiation", func(t *testing.T) {
 				notAList := func(r *response) {
 					t.Helper()
