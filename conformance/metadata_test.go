@@ -94,6 +94,17 @@ func TestPartialObjectMetadata(t *testing.T) {
 			return expect(t, e.post(t, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets", w), http.StatusCreated)
 		}, "*unstructured.Unstructured"},
 	}
+	t.Run("scale", func(t *testing.T) {
+		// A subresource's object converts too.
+		expect(t, e.post(t, "/apis/apps/v1/namespaces/"+ns+"/deployments", deployment("d", 1)), http.StatusCreated)
+		path := "/apis/apps/v1/namespaces/" + ns + "/deployments/d/scale"
+		p := expect(t, e.get(t, path, "Accept", acceptPOM), http.StatusOK)
+		if str(p, "kind") != "PartialObjectMetadata" || name(p) != "d" || len(p) != 3 {
+			t.Errorf("scale metadata: %s", compact(p))
+		}
+		checkStatus(t, e.get(t, path, "Accept", acceptPOMList), http.StatusNotAcceptable, "NotAcceptable",
+			"you requested PartialObjectMetadataList, but the requested object is not a list (*autoscaling.Scale)")
+	})
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			k.create(t, "m1")
