@@ -2,13 +2,17 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -140,5 +144,64 @@ func sameJSON(t *testing.T, got, want []byte) {
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("JSON differs\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestPartialWatchSharesNoEncoding: watchers of one event in different
+// forms (whole object or metadata, JSON or protobuf) each get their own,
+// although encodings are shared between watchers (encodecache.go).
+func TestPartialWatchSharesNoEncoding(t *testing.T) {
+	srv := newTestServer(t)
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	type watch struct {
+		accept string
+		dec    func() (string, []byte, error)
+	}
+	var watches []watch
+	for _, accept := range []string{codec.MediaTypeJSON, codec.MediaTypePartialObjectMetadataJSON, codec.MediaTypeProtobuf, codec.MediaTypePartialObjectMetadataProtobuf} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/v1/namespaces/t/configmaps?watch=1&resourceVersion=1", nil)
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		w := watch{accept: accept}
+		if strings.Contains(accept, "protobuf") {
+			d := codec.NewProtobufWatchDecoder(resp.Body)
+			w.dec = func() (string, []byte, error) {
+				typ, env, err := d.Next()
+				if err != nil {
+					return "", nil, err
+				}
+				u, err := codec.DecodeEnvelope(env)
+				return typ, []byte(u.TypeMeta.Kind), err
+			}
+		} else {
+			d := json.NewDecoder(resp.Body)
+			w.dec = func() (string, []byte, error) {
+				var ev struct {
+					Type   string
+					Object struct{ Kind string }
+				}
+				err := d.Decode(&ev)
+				return ev.Type, []byte(ev.Object.Kind), err
+			}
+		}
+		watches = append(watches, w)
+	}
+	mustDo(t, srv, "POST", "/api/v1/namespaces/t/configmaps", `{"metadata":{"name":"shared"}}`, http.StatusCreated)
+	for _, w := range watches {
+		typ, kind, err := w.dec()
+		want := "ConfigMap"
+		if strings.Contains(w.accept, "PartialObjectMetadata") {
+			want = "PartialObjectMetadata"
+		}
+		if err != nil || typ != "ADDED" || string(kind) != want {
+			t.Errorf("%s: %s %s %v, want ADDED %s", w.accept, typ, kind, err, want)
+		}
 	}
 }
