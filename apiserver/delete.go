@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -13,25 +12,27 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
-	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
-// deleteOptions merges DeleteOptions from the body (if any) and the query.
+// deleteOptions reads the DeleteOptions of a delete or deletecollection:
+// from the body when there is one, decoded by its Content-Type
+// (optionsbody.go), and from the query otherwise, as kube-apiserver does
+// (a body's options replace the query's, which are then not read).
 func (h *handler) deleteOptions() (metav1.DeleteOptions, *metav1.Status) {
-	opts, err := metav1.DecodeDeleteOptions(h.r.URL.Query())
-	if err != nil {
-		return opts, metav1.NewBadRequest(err.Error())
-	}
 	body, st := h.readBody()
 	if st != nil {
-		return opts, st
+		return metav1.DeleteOptions{}, st
 	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		var fromBody metav1.DeleteOptions
-		if err := kjson.Unmarshal(body, &fromBody); err != nil {
-			return opts, metav1.NewBadRequest("the body of the request could not be decoded as DeleteOptions: " + err.Error())
+	var opts metav1.DeleteOptions
+	if len(body) > 0 {
+		if opts, st = decodeDeleteOptionsBody(body, h.r.Header.Get("Content-Type")); st != nil {
+			return opts, st
 		}
-		mergeDeleteOptions(&opts, &fromBody)
+	} else {
+		var err error
+		if opts, err = metav1.DecodeDeleteOptions(h.r.URL.Query()); err != nil {
+			return opts, metav1.NewBadRequest(err.Error())
+		}
 	}
 	if errs := metav1.ValidateDeleteOptions(opts); len(errs) > 0 {
 		return opts, metav1.NewInvalidOptions("DeleteOptions", errs)
@@ -39,27 +40,8 @@ func (h *handler) deleteOptions() (metav1.DeleteOptions, *metav1.Status) {
 	return opts, nil
 }
 
-// mergeDeleteOptions fills what the query left unset from the body.
-func mergeDeleteOptions(dst, src *metav1.DeleteOptions) {
-	if dst.GracePeriodSeconds == nil {
-		dst.GracePeriodSeconds = src.GracePeriodSeconds
-	}
-	if dst.Preconditions == nil {
-		dst.Preconditions = src.Preconditions
-	}
-	if dst.OrphanDependents == nil {
-		dst.OrphanDependents = src.OrphanDependents
-	}
-	if dst.PropagationPolicy == nil {
-		dst.PropagationPolicy = src.PropagationPolicy
-	}
-	if len(dst.DryRun) == 0 {
-		dst.DryRun = src.DryRun
-	}
-}
-
 func (h *handler) delete() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -93,7 +75,7 @@ func (h *handler) delete() {
 	if opts.OrphanDependents != nil && !*opts.OrphanDependents {
 		code = http.StatusAccepted
 	}
-	h.s.writeObject(h.w, mt, code, h.res, out)
+	h.writeObject(mt, code, out)
 }
 
 // immortalNamespaces may not be deleted: kube-apiserver's NamespaceLifecycle
@@ -408,7 +390,7 @@ func (s *Server) released(res *registry.Resource, obj storage.Object) {
 }
 
 func (h *handler) deleteCollection() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -448,5 +430,5 @@ func (h *handler) deleteCollection() {
 		items = append(items, out)
 	}
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10)}
-	h.s.writeList(h.w, mt, h.res, &meta, items)
+	h.writeList(mt, &meta, items)
 }

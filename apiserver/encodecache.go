@@ -5,6 +5,7 @@ import (
 
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/codec"
 )
 
 // encodeCache remembers the encoding of recently sent watch objects, so that an
@@ -24,16 +25,22 @@ type cacheKey struct {
 	obj      storage.Object
 	res      *registry.Resource
 	protobuf bool
+	// as is the conversion the object is encoded in ("" for none, else
+	// the kind and its apiVersion, such as PartialObjectMetadata meta.k8s.io/v1).
+	as string
 }
 
 func newEncodeCache(size int) *encodeCache {
 	return &encodeCache{m: make(map[cacheKey][]byte, size), order: make([]cacheKey, size)}
 }
 
-// get returns the cached bytes of obj served as res, or encodes them with enc
-// and caches them.
-func (c *encodeCache) get(obj storage.Object, res *registry.Resource, protobuf bool, enc func() ([]byte, error)) ([]byte, error) {
-	k := cacheKey{obj, res, protobuf}
+// get returns the cached bytes of obj served as res in the conversion mt
+// asks for, or encodes them with enc and caches them.
+func (c *encodeCache) get(obj storage.Object, res *registry.Resource, mt codec.MediaType, protobuf bool, enc func() ([]byte, error)) ([]byte, error) {
+	k := cacheKey{obj: obj, res: res, protobuf: protobuf}
+	if mt.As != "" {
+		k.as = mt.As + " " + conversionAPIVersion(mt)
+	}
 	c.mu.Lock()
 	b, ok := c.m[k]
 	c.mu.Unlock()

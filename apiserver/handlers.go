@@ -191,7 +191,7 @@ func readOptions(rv string, match metav1.ResourceVersionMatch) (storage.ReadOpti
 }
 
 func (h *handler) get() {
-	mt, ok := h.s.negotiateRead(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -210,11 +210,7 @@ func (h *handler) get() {
 		h.fail(h.storageStatus(err, h.ri.Name))
 		return
 	}
-	if mt.As != "" {
-		h.getTable(mt, obj)
-		return
-	}
-	h.s.writeObject(h.w, mt, http.StatusOK, h.res, obj)
+	h.writeObject(mt, http.StatusOK, obj)
 }
 
 // listOptions decodes and validates the list/watch query, and builds the
@@ -276,7 +272,7 @@ func selectorMessage(err error) string {
 }
 
 func (h *handler) list() {
-	mt, ok := h.s.negotiateRead(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -319,11 +315,22 @@ func (h *handler) list() {
 	}
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10), Continue: result.Continue,
 		RemainingItemCount: result.RemainingItemCount}
-	if mt.As != "" {
-		h.listTable(mt, &meta, result.Items)
-		return
+	h.writeList(mt, &meta, result.Items)
+}
+
+// writeList writes the list a request produced, converted as mt asks
+// (negotiate.go).
+func (h *handler) writeList(mt codec.MediaType, meta *metav1.ListMeta, items []storage.Object) {
+	switch mt.As {
+	case codec.AsPartialObjectMetadataList:
+		h.s.writePartialList(h.w, mt, meta, items)
+	case codec.AsPartialObjectMetadata:
+		h.fail(isAList(h.res))
+	case codec.AsTable:
+		h.listTable(mt, meta, items)
+	default:
+		h.s.writeList(h.w, mt, h.res, meta, items)
 	}
-	h.s.writeList(h.w, mt, h.res, &meta, result.Items)
 }
 
 // writeList streams a list.

@@ -62,7 +62,7 @@ func applyPatch(ctype string, doc, body []byte, typ reflect.Type) ([]byte, error
 // patch serves PATCH: a JSON, merge or strategic merge patch applied to the
 // stored object, or a server-side apply.
 func (h *handler) patch() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}

@@ -1,13 +1,13 @@
 package apiserver
 
 import (
-	"errors"
 	"net/http"
 	"runtime"
 	"strconv"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/apiserver/storage"
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/kjson"
 	"sigs.k8s.io/yaml"
@@ -30,49 +30,6 @@ func mustMediaType(s string) codec.MediaType {
 	return m
 }
 
-// offers lists the representations of a resource, preferred first.
-func offers(res *registry.Resource) []codec.MediaType {
-	if res != nil && res.Protobuf {
-		return []codec.MediaType{offerJSON, offerYAML, offerProtobuf}
-	}
-	return []codec.MediaType{offerJSON, offerYAML}
-}
-
-// negotiate picks the response representation, writing 406 when none fits.
-func (s *Server) negotiate(w http.ResponseWriter, r *http.Request, res *registry.Resource) (codec.MediaType, bool) {
-	mt, err := codec.Negotiate(r.Header.Get("Accept"), offers(res))
-	if err != nil {
-		var na *codec.NotAcceptableError
-		if errors.As(err, &na) {
-			s.writeStatusAs(w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(offers(res))))
-			return mt, false
-		}
-		// An Accept header that does not parse is ignored, as kube-apiserver does.
-		return offerJSON, true
-	}
-	return mt, true
-}
-
-// negotiateRead is negotiate for a get, list or watch, which can also be
-// answered as a meta.k8s.io Table (table.go): the resource's own
-// representations are preferred, then the Table forms. A Table is chosen
-// when the Accept header asks for it (as=Table;g=meta.k8s.io;v=v1 or v1beta1,
-// in JSON or YAML); any other as= admits nothing, and when nothing else is
-// acceptable the answer is 406 listing the resource's representations.
-func (s *Server) negotiateRead(w http.ResponseWriter, r *http.Request, res *registry.Resource) (codec.MediaType, bool) {
-	own := offers(res)
-	mt, err := codec.Negotiate(r.Header.Get("Accept"), append(own[:len(own):len(own)], tableOffers...))
-	if err != nil {
-		var na *codec.NotAcceptableError
-		if errors.As(err, &na) {
-			s.writeStatusAs(w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(own)))
-			return mt, false
-		}
-		return offerJSON, true
-	}
-	return mt, true
-}
-
 func mediaTypeStrings(m []codec.MediaType) []string {
 	out := make([]string, len(m))
 	for i, x := range m {
@@ -81,10 +38,11 @@ func mediaTypeStrings(m []codec.MediaType) []string {
 	return out
 }
 
-// writeStatus writes a Status in the representation the request accepts (JSON
-// when it accepts nothing the server has).
+// writeStatus writes a Status in the representation the request accepts
+// (JSON, YAML or protobuf, from the Accept entries that ask for no
+// conversion; JSON when it accepts none of them).
 func (s *Server) writeStatus(w http.ResponseWriter, r *http.Request, st *metav1.Status) {
-	mt, err := codec.Negotiate(r.Header.Get("Accept"), []codec.MediaType{offerJSON, offerProtobuf})
+	mt, err := codec.NegotiateConversion(r.Header.Get("Accept"), serverOffers, nil)
 	if err != nil {
 		mt = offerJSON
 	}
@@ -115,6 +73,10 @@ func (s *Server) writeStatusAs(w http.ResponseWriter, mt codec.MediaType, st *me
 			return
 		}
 	}
+	if mt.Subtype == offerYAML.Subtype {
+		s.writeYAML(w, code, st)
+		return
+	}
 	s.writeRawJSON(w, code, st)
 }
 
@@ -129,6 +91,21 @@ func (s *Server) writeRawJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", codec.MediaTypeJSON)
 	w.WriteHeader(code)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeObject writes the object a request produced, converted as mt asks
+// (negotiate.go).
+func (h *handler) writeObject(mt codec.MediaType, code int, obj storage.Object) {
+	switch mt.As {
+	case codec.AsPartialObjectMetadata:
+		h.s.writePartial(h.w, mt, code, obj)
+	case codec.AsPartialObjectMetadataList:
+		h.fail(notAList(h.res))
+	case codec.AsTable:
+		h.getTable(mt, code, obj)
+	default:
+		h.s.writeObject(h.w, mt, code, h.res, obj)
+	}
 }
 
 // writeObject writes one object with its kind and apiVersion.

@@ -329,6 +329,16 @@ func (h *handler) serveScale() {
 		return
 	}
 	offers := scaleOffers(h.res)
+	if !h.res.Custom {
+		// kube-apiserver's negotiation (negotiate.go), with the metadata
+		// conversions of the Scale; a Table of it is not served.
+		mt, ok := h.negotiateScale()
+		if !ok {
+			return
+		}
+		h.serveScaleAs(mt)
+		return
+	}
 	mt, err := codec.Negotiate(h.r.Header.Get("Accept"), offers)
 	if err != nil {
 		var na *codec.NotAcceptableError
@@ -342,6 +352,28 @@ func (h *handler) serveScale() {
 		}
 		mt = offerJSON
 	}
+	h.serveScaleAs(mt)
+}
+
+// negotiateScale is negotiate for the Scale of a built-in resource.
+func (h *handler) negotiateScale() (codec.MediaType, bool) {
+	accept := h.r.Header.Get("Accept")
+	if !codec.AcceptsAnyType(accept, serverOffers) {
+		h.s.writeStatusAs(h.w, offerJSON, metav1.NewNotAcceptable(mediaTypeStrings(serverOffers)))
+		return codec.MediaType{}, false
+	}
+	mt, err := codec.NegotiateConversion(accept, serverOffers, func(m codec.MediaType) bool {
+		return m.As != codec.AsTable && h.servable(m)
+	})
+	if err != nil {
+		h.fail(metav1.NewNotAcceptableMediaTypes(mediaTypeStrings(serverOffers)))
+		return codec.MediaType{}, false
+	}
+	return mt, true
+}
+
+// serveScaleAs serves the scale verbs, answering in mt.
+func (h *handler) serveScaleAs(mt codec.MediaType) {
 	ctx := h.r.Context()
 	switch h.ri.Verb {
 	case "get":
@@ -496,8 +528,16 @@ func checkScaleType(sc *autoscalingv1.Scale) (*autoscalingv1.Scale, *metav1.Stat
 	return sc, nil
 }
 
-// writeScale writes a Scale.
+// writeScale writes a Scale, or its metadata when mt asks for it.
 func (h *handler) writeScale(mt codec.MediaType, code int, sc *autoscalingv1.Scale) {
+	switch mt.As {
+	case codec.AsPartialObjectMetadata:
+		h.s.writePartial(h.w, mt, code, sc)
+		return
+	case codec.AsPartialObjectMetadataList:
+		h.fail(metav1.NewNotAcceptableMessage("you requested PartialObjectMetadataList, but the requested object is not a list (*autoscaling.Scale)"))
+		return
+	}
 	sc.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.GroupVersion}
 	if mt.Subtype == offerProtobuf.Subtype {
 		b, err := codec.MarshalProtobuf(sc.TypeMeta, sc)

@@ -23,7 +23,12 @@
 //     (registry.ValidateObjectMeta and the kind's rules, handlers.go), and
 //     metadata.generation kept per kind (Resource.GenerationChanged);
 //   - Table output on get, list and watch (registry printers, CRD printer
-//     columns);
+//     columns), and metadata-only answers (PartialObjectMetadata and
+//     PartialObjectMetadataList, in JSON, YAML and protobuf, watch events
+//     included), negotiated from the Accept header as kube-apiserver does on
+//     every verb (negotiate.go, partial.go);
+//   - request bodies in JSON, YAML and protobuf, DeleteOptions bodies of
+//     deletes included (optionsbody.go), 415 for any other media type;
 //   - CustomResourceDefinitions (crd.go): served as soon as they are stored,
 //     validated, pruned and defaulted by their schema (package schema);
 //   - discovery, legacy and aggregated (apidiscovery.k8s.io/v2 at /api and

@@ -95,15 +95,15 @@ func (h *handler) newTableWriter(mt codec.MediaType) (*tableWriter, *metav1.Stat
 	}, nil
 }
 
-// getTable answers a get with a one-row Table.
-func (h *handler) getTable(mt codec.MediaType, obj storage.Object) {
+// getTable answers a get (or a write, with its code) with a one-row Table.
+func (h *handler) getTable(mt codec.MediaType, code int, obj storage.Object) {
 	tw, st := h.newTableWriter(mt)
 	if st != nil {
 		h.fail(st)
 		return
 	}
 	meta := metav1.ListMeta{ResourceVersion: obj.GetResourceVersion()}
-	tw.write(h.s, h.w, &meta, []storage.Object{obj})
+	tw.write(h.s, h.w, code, &meta, []storage.Object{obj})
 }
 
 // listTable answers a list with a Table of its items.
@@ -113,23 +113,23 @@ func (h *handler) listTable(mt codec.MediaType, meta *metav1.ListMeta, items []s
 		h.fail(st)
 		return
 	}
-	tw.write(h.s, h.w, meta, items)
+	tw.write(h.s, h.w, http.StatusOK, meta, items)
 }
 
 // write sends a Table of items: streamed row by row as JSON, or converted
 // whole to YAML.
-func (tw *tableWriter) write(s *Server, w http.ResponseWriter, meta *metav1.ListMeta, items []storage.Object) {
+func (tw *tableWriter) write(s *Server, w http.ResponseWriter, code int, meta *metav1.ListMeta, items []storage.Object) {
 	if tw.yaml {
 		var buf bytes.Buffer
 		if err := tw.encode(&buf, meta, items, true); err != nil {
 			s.writeRawJSON(w, http.StatusInternalServerError, metav1.NewInternalError(err))
 			return
 		}
-		s.writeYAML(w, http.StatusOK, json.RawMessage(bytes.TrimSpace(buf.Bytes())))
+		s.writeYAML(w, code, json.RawMessage(bytes.TrimSpace(buf.Bytes())))
 		return
 	}
 	w.Header().Set("Content-Type", codec.MediaTypeJSON)
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(code)
 	if err := tw.encode(w, meta, items, true); err != nil {
 		s.cfg.Logger.Debug("apiserver: writing table", "err", err)
 	}
@@ -211,29 +211,6 @@ func (tw *tableWriter) watchEvent(obj storage.Object) ([]byte, error) {
 	err := tw.encode(&buf, &meta, []storage.Object{obj}, !tw.headersSent)
 	tw.headersSent = true
 	return bytes.TrimSpace(buf.Bytes()), err
-}
-
-// partialObjectMetadata is obj's metadata as a meta.k8s.io PartialObjectMetadata.
-func partialObjectMetadata(o metav1.Object, apiVersion string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{
-		TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: apiVersion},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:                       o.GetName(),
-			GenerateName:               o.GetGenerateName(),
-			Namespace:                  o.GetNamespace(),
-			UID:                        o.GetUID(),
-			ResourceVersion:            o.GetResourceVersion(),
-			Generation:                 o.GetGeneration(),
-			CreationTimestamp:          o.GetCreationTimestamp(),
-			DeletionTimestamp:          o.GetDeletionTimestamp(),
-			DeletionGracePeriodSeconds: o.GetDeletionGracePeriodSeconds(),
-			Labels:                     o.GetLabels(),
-			Annotations:                o.GetAnnotations(),
-			OwnerReferences:            o.GetOwnerReferences(),
-			Finalizers:                 o.GetFinalizers(),
-			ManagedFields:              o.GetManagedFields(),
-		},
-	}
 }
 
 // errWriter keeps the first write error.

@@ -232,7 +232,8 @@ func TestTableResponses(t *testing.T) {
 			kind   string
 		}{
 			{"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", 200, "Table"},
-			{"application/json, " + tableAccept, 200, "Table"},
+			// The first entry that fits wins, parameters or not (kube-apiserver).
+			{"application/json, " + tableAccept, 200, "ConfigMapList"},
 			{"application/json", 200, "ConfigMapList"},
 			{"*/*", 200, "ConfigMapList"},
 			{"application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1", 406, ""},
@@ -250,7 +251,7 @@ func TestTableResponses(t *testing.T) {
 			var m map[string]any
 			_ = json.Unmarshal(rec.Body.Bytes(), &m)
 			if c.code == 406 {
-				if msg, _ := m["message"].(string); msg != "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf" {
+				if msg, _ := m["message"].(string); msg != "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf" {
 					t.Errorf("Accept %q: message %q", c.accept, msg)
 				}
 				continue

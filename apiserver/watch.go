@@ -23,21 +23,18 @@ type watchEncoder interface {
 }
 
 func (h *handler) watch() {
-	mt, ok := h.s.negotiateRead(h.w, h.r, h.res)
+	mt, ok := h.negotiateWatch()
 	if !ok {
 		return
 	}
 	var table *tableWriter // events as Tables (table.go)
-	if mt.As != "" {
+	if mt.As == codec.AsTable {
 		var st *metav1.Status
 		if table, st = h.newTableWriter(mt); st != nil {
 			h.fail(st)
 			return
 		}
-		table.yaml, mt = false, offerJSON
-	}
-	if mt.Subtype == offerYAML.Subtype {
-		mt = offerJSON // watches are served as JSON or protobuf only
+		table.yaml = false
 	}
 	opts, pred, st := h.listOptions()
 	if st != nil {
@@ -85,7 +82,9 @@ func (h *handler) watch() {
 
 	var enc watchEncoder
 	flusher, _ := h.w.(http.Flusher)
-	protobuf := mt.Subtype == offerProtobuf.Subtype && h.res.Protobuf
+	// Protobuf events: the resource's own, or PartialObjectMetadata (which
+	// every resource has); negotiate admits no other.
+	protobuf := mt.Subtype == offerProtobuf.Subtype
 	if protobuf {
 		h.w.Header().Set("Content-Type", codec.MediaTypeProtobufWatch)
 		enc = codec.NewProtobufWatchEncoder(h.w)
@@ -149,12 +148,17 @@ func (h *handler) watch() {
 		}
 		var b []byte
 		var err error
-		if table != nil {
+		switch {
+		case mt.As == codec.AsPartialObjectMetadataList:
+			// Not a list: kube-apiserver fails to encode the event and
+			// ends the stream.
+			return
+		case table != nil:
 			b, err = table.watchEvent(obj)
-		} else if ev.Type == storage.Bookmark {
-			b, err = h.encodeWatchObject(obj, protobuf)
-		} else {
-			b, err = h.s.encoded.get(obj, h.res, protobuf, func() ([]byte, error) { return h.encodeWatchObject(obj, protobuf) })
+		case ev.Type == storage.Bookmark:
+			b, err = h.encodeWatchObject(obj, mt, protobuf)
+		default:
+			b, err = h.s.encoded.get(obj, h.res, mt, protobuf, func() ([]byte, error) { return h.encodeWatchObject(obj, mt, protobuf) })
 		}
 		if err != nil {
 			h.s.cfg.Logger.Error("apiserver: encoding watch event", "err", err)
@@ -179,7 +183,12 @@ func (h *handler) bookmarkObject(ev storage.Event, streaming bool) metav1.Object
 	return obj
 }
 
-func (h *handler) encodeWatchObject(obj metav1.Object, protobuf bool) ([]byte, error) {
+// encodeWatchObject encodes the object of a watch event, converted as mt
+// asks.
+func (h *handler) encodeWatchObject(obj metav1.Object, mt codec.MediaType, protobuf bool) ([]byte, error) {
+	if mt.As == codec.AsPartialObjectMetadata {
+		return encodePartial(obj, mt, protobuf)
+	}
 	if protobuf {
 		return codec.MarshalProtobuf(h.res.TypeMeta(), obj.(codec.ProtoMarshaler))
 	}

@@ -17,7 +17,7 @@ import (
 func (h *handler) dryRun(values []string) bool { return len(values) > 0 }
 
 func (h *handler) create() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -72,7 +72,7 @@ func (h *handler) create() {
 		case err == nil:
 			h.fail(metav1.NewAlreadyExists(h.res.GroupResource(), obj.GetName()))
 		case errors.Is(err, storage.ErrNotFound):
-			h.s.writeObject(h.w, mt, http.StatusCreated, h.res, obj)
+			h.writeObject(mt, http.StatusCreated, obj)
 		default:
 			h.fail(h.storageStatus(err, obj.GetName()))
 		}
@@ -84,7 +84,7 @@ func (h *handler) create() {
 		return
 	}
 	stored = true
-	h.s.writeObject(h.w, mt, http.StatusCreated, h.res, created)
+	h.writeObject(mt, http.StatusCreated, created)
 }
 
 // storeCreate stores a new object. A name the server generated is drawn again
@@ -138,7 +138,7 @@ func (h *handler) prepareCreate(obj registry.Object) {
 }
 
 func (h *handler) update() {
-	mt, ok := h.s.negotiate(h.w, h.r, h.res)
+	mt, ok := h.negotiate()
 	if !ok {
 		return
 	}
@@ -243,7 +243,7 @@ func (h *handler) writeUpdate(mt codec.MediaType, want build, allowCreate, dryRu
 	if created {
 		code = http.StatusCreated
 	}
-	h.s.writeObject(h.w, mt, code, h.res, out)
+	h.writeObject(mt, code, out)
 }
 
 // admitAndValidate runs admission and validation on a create (old nil) or

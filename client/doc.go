@@ -1,6 +1,7 @@
 // Package client talks to a Kubernetes API server (a real cluster or kapi's
 // reference server): configuration, a REST layer with retries and rate
-// limits, a generic typed client, a dynamic client, discovery and errors.
+// limits, a generic typed client, a dynamic client, a metadata client,
+// discovery and errors.
 //
 // # Configuration
 //
@@ -76,6 +77,22 @@
 //
 //	cms := client.Dynamic(c).Resource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("web")
 //	cm, err := cms.Get(ctx, "settings", metav1.GetOptions{})
+//
+// # Metadata client
+//
+// [Metadata] returns a [MetadataClient], which reads and writes only the
+// metadata of objects of any resource, as meta.k8s.io/v1
+// PartialObjectMetadata (the server sends names, labels, annotations, owner
+// references, finalizers and resourceVersions, never the rest), in protobuf
+// when the Config prefers it, for custom resources too. Its resource client
+// is a reflector.ListerWatcher, so an informer can cache the metadata of,
+// say, every Secret without holding their data:
+//
+//	secrets := client.Metadata(c).Resource(client.GroupVersionResource{Version: "v1", Resource: "secrets"})
+//	inf := informer.New[metav1.PartialObjectMetadata](secrets, informer.Config[metav1.PartialObjectMetadata]{})
+//
+// Deletes send their DeleteOptions in the client's encoding (protobuf
+// included, as client-go does), on every client.
 //
 // # Watches
 //

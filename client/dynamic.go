@@ -209,7 +209,7 @@ func (r *DynamicResource) Delete(ctx context.Context, name string, opts metav1.D
 	if err != nil {
 		return err
 	}
-	body, err := deleteOptionsBody(opts)
+	body, _, err := deleteOptionsBody(opts, false)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (r *DynamicResource) Delete(ctx context.Context, name string, opts metav1.D
 
 // DeleteCollection deletes the objects listOpts selects.
 func (r *DynamicResource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error {
-	body, err := deleteOptionsBody(opts)
+	body, _, err := deleteOptionsBody(opts, false)
 	if err != nil {
 		return err
 	}

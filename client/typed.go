@@ -429,11 +429,11 @@ func (r *TypedClient[T, PT]) Delete(ctx context.Context, name string, opts metav
 	if err != nil {
 		return err
 	}
-	body, err := deleteOptionsBody(opts)
+	body, ct, err := deleteOptionsBody(opts, r.protobuf())
 	if err != nil {
 		return err
 	}
-	resp, err := r.request(http.MethodDelete, ns).Name(name).Body(body, codec.MediaTypeJSON).
+	resp, err := r.request(http.MethodDelete, ns).Name(name).Body(body, ct).
 		Retryable(hasPreconditions(opts)).Do(ctx)
 	if err != nil {
 		return err
@@ -447,12 +447,12 @@ func (r *TypedClient[T, PT]) DeleteCollection(ctx context.Context, opts metav1.D
 	if r.err != nil {
 		return r.err
 	}
-	body, err := deleteOptionsBody(opts)
+	body, ct, err := deleteOptionsBody(opts, r.protobuf())
 	if err != nil {
 		return err
 	}
 	resp, err := r.request(http.MethodDelete, r.collectionNamespace()).Params(listOpts.Query()).
-		Body(body, codec.MediaTypeJSON).Do(ctx)
+		Body(body, ct).Do(ctx)
 	if err != nil {
 		return err
 	}
@@ -574,16 +574,25 @@ func encodeJSON(obj any, tm metav1.TypeMeta) ([]byte, error) {
 
 // deleteOptionsBody encodes DeleteOptions as the body of a delete, as
 // Kubernetes' clients send it: kind DeleteOptions, apiVersion v1 (which
-// kube-apiserver accepts for every group, custom resources included).
-func deleteOptionsBody(opts metav1.DeleteOptions) ([]byte, error) {
+// kube-apiserver accepts for every group, custom resources included), in
+// protobuf when the request's objects are (as client-go does) and in JSON
+// otherwise. It returns the body and its Content-Type.
+func deleteOptionsBody(opts metav1.DeleteOptions, protobuf bool) ([]byte, string, error) {
 	if opts.TypeMeta == (metav1.TypeMeta{}) {
 		opts.TypeMeta = metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "v1"}
 	}
+	if protobuf {
+		b, err := codec.MarshalProtobuf(opts.TypeMeta, &opts)
+		if err != nil {
+			return nil, "", fmt.Errorf("client: encoding DeleteOptions: %w", err)
+		}
+		return b, codec.MediaTypeProtobuf, nil
+	}
 	b, err := kjson.Marshal(&opts)
 	if err != nil {
-		return nil, fmt.Errorf("client: encoding DeleteOptions: %w", err)
+		return nil, "", fmt.Errorf("client: encoding DeleteOptions: %w", err)
 	}
-	return b, nil
+	return b, codec.MediaTypeJSON, nil
 }
 
 // hasPreconditions reports whether a delete names the object it expects.

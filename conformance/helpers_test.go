@@ -696,7 +696,8 @@ func (w *watchStream) read() {
 	}
 }
 
-// readProtobuf reads protobuf watch frames of ConfigMaps.
+// readProtobuf reads protobuf watch frames of ConfigMaps or
+// PartialObjectMetadata.
 func (w *watchStream) readProtobuf() {
 	defer close(w.events)
 	d := codec.NewProtobufWatchDecoder(w.resp.Body)
@@ -712,11 +713,15 @@ func (w *watchStream) readProtobuf() {
 			return
 		}
 		ev := event{Type: typ, TypeMeta: typeMeta{Kind: u.TypeMeta.Kind, APIVersion: u.TypeMeta.APIVersion}}
-		if u.TypeMeta.Kind == "ConfigMap" {
-			if ev.Object, err = protoConfigMap(u.Raw); err != nil {
-				w.err = err
-				return
-			}
+		switch u.TypeMeta.Kind {
+		case "ConfigMap":
+			ev.Object, err = protoConfigMap(u.Raw)
+		case "PartialObjectMetadata":
+			ev.Object, err = protoPartialObjectMetadata(u.Raw)
+		}
+		if err != nil {
+			w.err = err
+			return
 		}
 		if !w.deliver(ev) {
 			return

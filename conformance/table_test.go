@@ -150,17 +150,25 @@ func TestTable(t *testing.T) {
 	})
 
 	t.Run("not-acceptable", func(t *testing.T) {
+		// A media type the server has, in a form it cannot serve: the
+		// handler's 406, listing the media types (kube-apiserver v1.37.2).
 		for _, accept := range []string{
 			"application/json;as=Tabular;g=meta.k8s.io;v=v1",
 			"application/json;as=Table;g=example.com;v=v1",
 			"application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1",
+			"application/json;as=Tabular;g=meta.k8s.io;v=v1, application/xml",
 		} {
 			r := e.get(t, cmPath(ns), "Accept", accept)
 			checkStatus(t, r, http.StatusNotAcceptable, "NotAcceptable",
-				"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+				"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
 		}
+		// No media type the server has: the route's 406, listing its
+		// representations (a collection's include the watch streams).
+		r := e.get(t, cmPath(ns), "Accept", "application/xml")
+		checkStatus(t, r, http.StatusNotAcceptable, "NotAcceptable",
+			"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch")
 		// A fallback type in the Accept header is served instead.
-		r := e.get(t, cmPath(ns), "Accept", "application/json;as=Tabular;g=meta.k8s.io;v=v1, application/json")
+		r = e.get(t, cmPath(ns), "Accept", "application/json;as=Tabular;g=meta.k8s.io;v=v1, application/json")
 		if l := expect(t, r, http.StatusOK); str(l, "kind") != "ConfigMapList" {
 			t.Errorf("fallback: kind %q", str(l, "kind"))
 		}

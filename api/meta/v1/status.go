@@ -344,6 +344,23 @@ func NewNotAcceptable(available []string) *Status {
 		"406: Not Acceptable\n\nAvailable representations: "+strings.Join(available, ", "), 0, false)
 }
 
+// NewNotAcceptableMediaTypes returns the 406 NotAcceptable Status
+// kube-apiserver answers when the Accept header names a media type it has
+// but asks for it in a form it cannot serve (a conversion it does not know,
+// as=Table in protobuf, a watch in YAML): "only the following media types
+// are accepted: " and accepted, comma-separated.
+func NewNotAcceptableMediaTypes(accepted []string) *Status {
+	return NewNotAcceptableMessage("only the following media types are accepted: " + strings.Join(accepted, ", "))
+}
+
+// NewNotAcceptableMessage returns a 406 NotAcceptable Status with message,
+// as kube-apiserver answers a conversion that does not apply to the object
+// ("you requested PartialObjectMetadataList, but the requested object is not
+// a list (*core.ConfigMap)").
+func NewNotAcceptableMessage(message string) *Status {
+	return newFailure(http.StatusNotAcceptable, StatusReasonNotAcceptable, message, nil)
+}
+
 // NewUnsupportedMediaType returns the 415 UnsupportedMediaType Status for a
 // request body whose Content-Type is none of the accepted ones (golden 55).
 func NewUnsupportedMediaType(accepted []string) *Status {

@@ -139,6 +139,45 @@ func (m *Condition) DeepCopy() *Condition {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DeleteOptions) DeepCopyInto(out *DeleteOptions) {
+	*out = *m
+	if m.GracePeriodSeconds != nil {
+		v := *m.GracePeriodSeconds
+		out.GracePeriodSeconds = &v
+	}
+	if m.Preconditions != nil {
+		out.Preconditions = new(Preconditions)
+		m.Preconditions.DeepCopyInto(out.Preconditions)
+	}
+	if m.OrphanDependents != nil {
+		v := *m.OrphanDependents
+		out.OrphanDependents = &v
+	}
+	if m.PropagationPolicy != nil {
+		v := *m.PropagationPolicy
+		out.PropagationPolicy = &v
+	}
+	if m.DryRun != nil {
+		out.DryRun = make([]string, len(m.DryRun))
+		copy(out.DryRun, m.DryRun)
+	}
+	if m.IgnoreStoreReadErrorWithClusterBreakingPotential != nil {
+		v := *m.IgnoreStoreReadErrorWithClusterBreakingPotential
+		out.IgnoreStoreReadErrorWithClusterBreakingPotential = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DeleteOptions) DeepCopy() *DeleteOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(DeleteOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *GroupVersionForDiscovery) DeepCopyInto(out *GroupVersionForDiscovery) {
 	*out = *m
 }
@@ -393,6 +432,29 @@ func (m *PartialObjectMetadataList) DeepCopy() *PartialObjectMetadataList {
 		return nil
 	}
 	out := new(PartialObjectMetadataList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *Preconditions) DeepCopyInto(out *Preconditions) {
+	*out = *m
+	if m.UID != nil {
+		v := *m.UID
+		out.UID = &v
+	}
+	if m.ResourceVersion != nil {
+		v := *m.ResourceVersion
+		out.ResourceVersion = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *Preconditions) DeepCopy() *Preconditions {
+	if m == nil {
+		return nil
+	}
+	out := new(Preconditions)
 	m.DeepCopyInto(out)
 	return out
 }

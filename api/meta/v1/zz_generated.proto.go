@@ -101,6 +101,32 @@ func (m *Condition) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *DeleteOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.GracePeriodSeconds != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.GracePeriodSeconds))
+	}
+	if m.Preconditions != nil {
+		n += 1 + pb.SizeBytes(m.Preconditions.Size())
+	}
+	if m.OrphanDependents != nil {
+		n += 1 + 1
+	}
+	if m.PropagationPolicy != nil {
+		n += 1 + pb.SizeBytes(len(*m.PropagationPolicy))
+	}
+	for k := range m.DryRun {
+		n += 1 + pb.SizeBytes(len(m.DryRun[k]))
+	}
+	if m.IgnoreStoreReadErrorWithClusterBreakingPotential != nil {
+		n += 1 + 1
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *GroupVersionForDiscovery) Size() (n int) {
 	if m == nil {
 		return 0
@@ -268,6 +294,20 @@ func (m *PartialObjectMetadataList) Size() (n int) {
 	n += 1 + pb.SizeBytes(m.ListMeta.Size())
 	for k := range m.Items {
 		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *Preconditions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.UID != nil {
+		n += 1 + pb.SizeBytes(len(*m.UID))
+	}
+	if m.ResourceVersion != nil {
+		n += 1 + pb.SizeBytes(len(*m.ResourceVersion))
 	}
 	return n
 }
@@ -559,6 +599,52 @@ func (m *Condition) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutUvarint(b, i, 3, uint64(m.ObservedGeneration))
 	i = pb.PutString(b, i, 2, string(m.Status))
 	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DeleteOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DeleteOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DeleteOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.IgnoreStoreReadErrorWithClusterBreakingPotential != nil {
+		i = pb.PutUvarint(b, i, 6, pb.Bool(*m.IgnoreStoreReadErrorWithClusterBreakingPotential))
+	}
+	for k := len(m.DryRun) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 5, string(m.DryRun[k]))
+	}
+	if m.PropagationPolicy != nil {
+		i = pb.PutString(b, i, 4, string(*m.PropagationPolicy))
+	}
+	if m.OrphanDependents != nil {
+		i = pb.PutUvarint(b, i, 3, pb.Bool(*m.OrphanDependents))
+	}
+	if m.Preconditions != nil {
+		{
+			end := i
+			n, err := m.Preconditions.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.GracePeriodSeconds != nil {
+		i = pb.PutUvarint(b, i, 1, uint64(*m.GracePeriodSeconds))
+	}
 	return len(b) - i, nil
 }
 
@@ -1002,6 +1088,33 @@ func (m *PartialObjectMetadataList) MarshalToSizedBuffer(b []byte) (int, error) 
 }
 
 // Marshal encodes m as protobuf.
+func (m *Preconditions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *Preconditions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *Preconditions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.ResourceVersion != nil {
+		i = pb.PutString(b, i, 2, string(*m.ResourceVersion))
+	}
+	if m.UID != nil {
+		i = pb.PutString(b, i, 1, string(*m.UID))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *ServerAddressByClientCIDR) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -1372,6 +1485,48 @@ func (m *Condition) UnmarshalFrom(d *pb.Decoder) error {
 			m.Reason = d.String()
 		case 6:
 			m.Message = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DeleteOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DeleteOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DeleteOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DeleteOptions")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := int64(d.Uvarint())
+			m.GracePeriodSeconds = &v
+		case 2:
+			if m.Preconditions == nil {
+				m.Preconditions = new(Preconditions)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Preconditions.UnmarshalFrom(&sub))
+		case 3:
+			v := d.Uvarint() != 0
+			m.OrphanDependents = &v
+		case 4:
+			v := DeletionPropagation(d.String())
+			m.PropagationPolicy = &v
+		case 5:
+			if m.DryRun == nil {
+				m.DryRun = make([]string, 0, d.Count())
+			}
+			m.DryRun = append(m.DryRun, d.String())
+		case 6:
+			v := d.Uvarint() != 0
+			m.IgnoreStoreReadErrorWithClusterBreakingPotential = &v
 		default:
 			d.Skip()
 		}
@@ -1752,6 +1907,30 @@ func (m *PartialObjectMetadataList) UnmarshalFrom(d *pb.Decoder) error {
 			m.Items = append(m.Items, PartialObjectMetadata{})
 			d.Sub(&sub)
 			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *Preconditions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Preconditions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Preconditions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Preconditions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := UID(d.String())
+			m.UID = &v
+		case 2:
+			v := d.String()
+			m.ResourceVersion = &v
 		default:
 			d.Skip()
 		}

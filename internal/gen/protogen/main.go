@@ -56,7 +56,7 @@ var roots = []any{
 	metav1.ObjectMeta{}, metav1.ListMeta{}, metav1.Status{}, metav1.WatchEvent{}, metav1.List{},
 	metav1.PartialObjectMetadata{}, metav1.PartialObjectMetadataList{}, metav1.LabelSelector{},
 	metav1.Condition{}, metav1.APIVersions{}, metav1.APIGroupList{}, metav1.APIGroup{},
-	metav1.APIResourceList{}, metav1.APIResource{},
+	metav1.APIResourceList{}, metav1.APIResource{}, metav1.DeleteOptions{},
 	corev1.Namespace{}, corev1.NamespaceList{}, corev1.ConfigMap{}, corev1.ConfigMapList{},
 	corev1.Secret{}, corev1.SecretList{}, corev1.ServiceAccount{}, corev1.ServiceAccountList{},
 	corev1.Pod{}, corev1.PodList{}, corev1.Service{}, corev1.ServiceList{}, corev1.Node{},
