@@ -19,10 +19,18 @@
 //	mapType:"atomic"          from its +mapType= marker (atomic, granular)
 //	structType:"atomic"       from its +structType= marker, or else the one on the
 //	                          declaration of its (element) type
+//	optional:"true"           from its +optional (or "false" from +required) marker,
+//	                          written only where it overrides what omitempty
+//	                          says: Kubernetes' OpenAPI lists a field as required
+//	                          unless it is marked +optional or has omitempty, and a
+//	                          +required field is required even with omitempty
+//	default:"\"TCP\""          from its +default= marker, as JSON (ref(Const) resolved
+//	                          to the constant's value)
 //
 // Markers are also recognised in their +k8s: spelling; duplicates are dropped.
 // The tag order is fixed: json, patchStrategy, patchMergeKey, listType,
-// listMapKey, mapType, structType, protobuf, protobuf_key, protobuf_val.
+// listMapKey, mapType, structType, optional, default, protobuf, protobuf_key,
+// protobuf_val.
 //
 // Types with hand-written wire behaviour (Time, MicroTime, Duration, FieldsV1,
 // Quantity, IntOrString, RawExtension, the apiextensions JSON unions) are skipped
@@ -474,6 +482,16 @@ func normaliseTag(raw string, embedded bool, m markers) string {
 			parts = append(parts, fmt.Sprintf("%s:%q", kv[0], kv[1]))
 		}
 	}
+	omitempty := strings.Contains(js, ",omitempty")
+	switch {
+	case m.optional && !omitempty && !embedded:
+		parts = append(parts, `optional:"true"`)
+	case m.required && omitempty && !embedded:
+		parts = append(parts, `optional:"false"`)
+	}
+	if m.def != "" {
+		parts = append(parts, fmt.Sprintf("default:%q", m.def))
+	}
 	for _, k := range []string{"protobuf", "protobuf_key", "protobuf_val"} {
 		if v, ok := tag.Lookup(k); ok {
 			parts = append(parts, fmt.Sprintf("%s:%q", k, v))
@@ -498,6 +516,9 @@ type markers struct {
 	listMapKeys []string // in marker order, without duplicates
 	mapType     string   // atomic or granular
 	structType  string   // atomic or granular
+	optional    bool     // +optional
+	required    bool     // +required
+	def         string   // +default=, as JSON
 }
 
 // fieldMarkers reads the +listType, +listMapKey, +mapType and +structType markers
@@ -508,6 +529,8 @@ type markers struct {
 // fields are inlined into the enclosing struct, whose own marker applies.
 func fieldMarkers(f *ast.Field, embedded bool, imports map[string]string, p *pkgSpec, all map[string]*loaded) markers {
 	var m markers
+	m.optional, m.required = hasMarker(f.Doc, "optional"), hasMarker(f.Doc, "required")
+	m.def = defaultMarker(f.Doc, all[p.k8sPath])
 	for k, vs := range commentMarkers(f.Doc) {
 		switch k {
 		case "listType":
@@ -563,6 +586,53 @@ func commentMarkers(doc *ast.CommentGroup) map[string][]string {
 		out[name] = append(out[name], value)
 	}
 	return out
+}
+
+// hasMarker reports whether a comment holds the bare marker +name (as
+// kube-openapi reads +optional and +required: not in their +k8s: spelling).
+func hasMarker(doc *ast.CommentGroup, name string) bool {
+	if doc == nil {
+		return false
+	}
+	for _, c := range doc.List {
+		line := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+		if line == "+"+name || strings.HasPrefix(line, "+"+name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultMarker returns the value of a +default= marker as JSON: literal
+// values as written, ref(Name) as the value of the named constant of l.
+func defaultMarker(doc *ast.CommentGroup, l *loaded) string {
+	if doc == nil {
+		return ""
+	}
+	for _, c := range doc.List {
+		line := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+		v, ok := strings.CutPrefix(line, "+default=")
+		if !ok {
+			continue
+		}
+		if name, ok := strings.CutPrefix(v, "ref("); ok && l != nil {
+			name = strings.TrimSuffix(name, ")")
+			for _, cs := range l.consts {
+				for i, n := range cs.Names {
+					if lit, ok := cs.Values[i].(*ast.BasicLit); ok && n.Name == name {
+						if s, err := strconv.Unquote(lit.Value); err == nil {
+							b, _ := json.Marshal(s)
+							return string(b)
+						}
+						return lit.Value
+					}
+				}
+			}
+			log.Fatalf("+default=%s: constant not found", v)
+		}
+		return v
+	}
+	return ""
 }
 
 func slicesContains(s []string, v string) bool {
