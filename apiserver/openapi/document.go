@@ -162,7 +162,7 @@ func Build(resources []*registry.Resource) (*Documents, error) {
 			}
 		}
 		gvkOf[kindDef] = appendGVK(gvkOf[kindDef], gvkExt(r, r.Kind))
-		list := listSchema(kindDef)
+		list := listSchema(kindDef, r.Custom)
 		list["x-kubernetes-group-version-kind"] = []any{gvkExt(r, r.ListKind)}
 		if r.Custom {
 			customV2[listDef], gv.custom[listDef] = toV2(list), list
@@ -265,15 +265,20 @@ func appendGVK(list []any, gvk schema) []any {
 	return append(list, gvk)
 }
 
-// listSchema is the definition of the list kind of kindDef.
-func listSchema(kindDef string) schema {
+// listSchema is the definition of the list kind of kindDef (a custom
+// resource's list has no default metadata, as kube-apiserver writes it).
+func listSchema(kindDef string, custom bool) schema {
+	meta := schema{"$ref": "#/definitions/" + listMetaName, "default": schema{}}
+	if custom {
+		meta = ref(listMetaName)
+	}
 	return schema{
 		"type":     "object",
 		"required": []string{"items"},
 		"properties": schema{
 			"apiVersion": schema{"type": "string"},
 			"kind":       schema{"type": "string"},
-			"metadata":   schema{"$ref": "#/definitions/" + listMetaName, "default": schema{}},
+			"metadata":   meta,
 			"items":      schema{"type": "array", "items": ref(kindDef)},
 		},
 	}

@@ -19,13 +19,18 @@ var (
 	listParams = []param{query("allowWatchBookmarks", "boolean"), query("continue", "string"),
 		query("fieldSelector", "string"), query("labelSelector", "string"), query("limit", "integer"),
 		query("resourceVersion", "string"), query("resourceVersionMatch", "string"),
-		query("sendInitialEvents", "boolean"), query("timeoutSeconds", "integer"), query("watch", "boolean")}
+		query("sendInitialEvents", "boolean"), query("shardSelector", "string"), query("timeoutSeconds", "integer"),
+		query("watch", "boolean")}
 	writeParams  = []param{query("dryRun", "string"), query("fieldManager", "string"), query("fieldValidation", "string")}
 	patchParams  = append(append([]param(nil), writeParams...), query("force", "boolean"))
 	deleteParams = []param{query("dryRun", "string"), query("gracePeriodSeconds", "integer"),
 		query("ignoreStoreReadErrorWithClusterBreakingPotential", "boolean"), query("orphanDependents", "boolean"),
 		query("propagationPolicy", "string")}
-	deleteCollectionParams = append(append([]param(nil), deleteParams...), listParams...)
+	// A built-in deletecollection takes the delete options and the list
+	// options but the watch ones; a custom resource's lists the list
+	// options alone (kube-apiserver documents them so).
+	deleteCollectionParams = append(append([]param(nil), deleteParams...), listParams[1:len(listParams)-1]...)
+	getCustomParams        = []param{query("resourceVersion", "string")}
 )
 
 // operation is one HTTP method on one path.
@@ -38,6 +43,7 @@ type operation struct {
 	patch    bool   // the body is a patch (Patch, in the patch media types)
 	response string // definition of the 200 (and 201/202) response
 	codes    []string
+	watch    bool // the response can also be a watch stream (list)
 }
 
 // pathItem is a path and its operations.
@@ -106,16 +112,20 @@ func resourcePaths(r *registry.Resource, kindDef, listDef string) []pathItem {
 	coll := base + ns + "/" + r.Resource
 	item := coll + "/{name}"
 	nameParam := param{name: "name", in: "path", typ: "string"}
+	dcParams, getParams, patchCodes := deleteCollectionParams, []param(nil), []string{"200", "201"}
+	if r.Custom {
+		dcParams, getParams, patchCodes = listParams, getCustomParams, []string{"200"}
+	}
 	out := []pathItem{
 		{path: coll, params: append(append([]param(nil), pathParams...), pretty), ops: []operation{
-			{method: "get", id: "list" + gi + scope + r.Kind, action: "list", params: listParams, response: listDef, codes: []string{"200"}},
+			{method: "get", id: "list" + gi + scope + r.Kind, action: "list", params: listParams, response: listDef, codes: []string{"200"}, watch: true},
 			{method: "post", id: "create" + gi + scope + r.Kind, action: "post", params: writeParams, body: kindDef, response: kindDef, codes: []string{"200", "201", "202"}},
-			{method: "delete", id: "deleteCollection" + gi + scope + r.Kind, action: "deletecollection", params: deleteCollectionParams, body: deleteOptionsName, response: statusName, codes: []string{"200"}},
+			{method: "delete", id: "delete" + gi + "Collection" + scope + r.Kind, action: "deletecollection", params: dcParams, body: deleteOptionsName, response: statusName, codes: []string{"200"}},
 		}},
 		{path: item, params: append([]param{nameParam}, append(append([]param(nil), pathParams...), pretty)...), ops: []operation{
-			{method: "get", id: "read" + gi + scope + r.Kind, action: "get", response: kindDef, codes: []string{"200"}},
+			{method: "get", id: "read" + gi + scope + r.Kind, action: "get", params: getParams, response: kindDef, codes: []string{"200"}},
 			{method: "put", id: "replace" + gi + scope + r.Kind, action: "put", params: writeParams, body: kindDef, response: kindDef, codes: []string{"200", "201"}},
-			{method: "patch", id: "patch" + gi + scope + r.Kind, action: "patch", params: patchParams, body: patchName, patch: true, response: kindDef, codes: []string{"200", "201"}},
+			{method: "patch", id: "patch" + gi + scope + r.Kind, action: "patch", params: patchParams, body: patchName, patch: true, response: kindDef, codes: patchCodes},
 			{method: "delete", id: "delete" + gi + scope + r.Kind, action: "delete", params: deleteParams, body: deleteOptionsName, response: kindDef, codes: []string{"200", "202"}},
 		}},
 	}
@@ -124,14 +134,16 @@ func resourcePaths(r *registry.Resource, kindDef, listDef string) []pathItem {
 	}
 	if r.StatusSubresource {
 		out = append(out, pathItem{path: item + "/status", params: out[1].params, ops: []operation{
-			{method: "get", id: "read" + gi + scope + r.Kind + "Status", action: "get", response: kindDef, codes: []string{"200"}},
+			{method: "get", id: "read" + gi + scope + r.Kind + "Status", action: "get", params: getParams, response: kindDef, codes: []string{"200"}},
 			{method: "put", id: "replace" + gi + scope + r.Kind + "Status", action: "put", params: writeParams, body: kindDef, response: kindDef, codes: []string{"200", "201"}},
-			{method: "patch", id: "patch" + gi + scope + r.Kind + "Status", action: "patch", params: patchParams, body: patchName, patch: true, response: kindDef, codes: []string{"200", "201"}},
+			{method: "patch", id: "patch" + gi + scope + r.Kind + "Status", action: "patch", params: patchParams, body: patchName, patch: true, response: kindDef, codes: patchCodes},
 		}})
 	}
 	if r.Namespaced {
-		out = append(out, pathItem{path: base + "/" + r.Resource, params: []param{pretty}, ops: []operation{
-			{method: "get", id: "list" + gi + r.Kind + "ForAllNamespaces", action: "list", params: listParams, response: listDef, codes: []string{"200"}},
+		// Its parameters are the path's, not the operation's.
+		params := append(append([]param(nil), listParams...), pretty)
+		out = append(out, pathItem{path: base + "/" + r.Resource, params: params, ops: []operation{
+			{method: "get", id: "list" + gi + r.Kind + "ForAllNamespaces", action: "list", response: listDef, codes: []string{"200"}, watch: true},
 		}})
 	}
 	return out
@@ -141,12 +153,20 @@ func resourcePaths(r *registry.Resource, kindDef, listDef string) []pathItem {
 var patchMediaTypes = []string{"application/json-patch+json", "application/merge-patch+json",
 	"application/strategic-merge-patch+json", "application/apply-patch+yaml"}
 
-// produces are the media types responses come in.
-func produces(r *registry.Resource) []string {
+// produces are the media types responses come in (a list's also as a
+// watch stream).
+func produces(r *registry.Resource, watch bool) []string {
+	out := []string{"application/json", "application/yaml"}
 	if r.Protobuf {
-		return []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
+		out = append(out, "application/vnd.kubernetes.protobuf")
 	}
-	return []string{"application/json", "application/yaml"}
+	if watch {
+		out = append(out, "application/json;stream=watch")
+		if r.Protobuf {
+			out = append(out, "application/vnd.kubernetes.protobuf;stream=watch")
+		}
+	}
+	return out
 }
 
 func gvkExt(r *registry.Resource, kind string) schema {
@@ -164,7 +184,7 @@ func pathV2(r *registry.Resource, p pathItem) schema {
 	for _, op := range p.ops {
 		o := schema{
 			"consumes":                        []string{"*/*"},
-			"produces":                        produces(r),
+			"produces":                        produces(r, op.watch),
 			"schemes":                         []string{"https"},
 			"tags":                            []string{tag(r.Group, r.Version)},
 			"operationId":                     op.id,
@@ -248,7 +268,7 @@ func pathV3(r *registry.Resource, p pathItem) schema {
 		resp := schema{"401": schema{"description": "Unauthorized"}}
 		for _, c := range op.codes {
 			content := schema{}
-			for _, mt := range produces(r) {
+			for _, mt := range produces(r, op.watch) {
 				content[mt] = schema{"schema": ref3(op.response)}
 			}
 			resp[c] = schema{"description": codeText[c], "content": content}
