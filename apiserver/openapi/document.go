@@ -182,6 +182,16 @@ func Build(resources []*registry.Resource) (*Documents, error) {
 		gvkOf[deleteOptionsName] = appendGVK(gvkOf[deleteOptionsName], schema{"group": r.Group, "version": r.Version, "kind": "DeleteOptions"})
 	}
 	for name, gvks := range gvkOf {
+		// In group, version, kind order, as Kubernetes lists them.
+		sort.SliceStable(gvks, func(i, j int) bool {
+			a, b := gvks[i].(schema), gvks[j].(schema)
+			for _, k := range []string{"group", "version", "kind"} {
+				if a[k] != b[k] {
+					return a[k].(string) < b[k].(string)
+				}
+			}
+			return false
+		})
 		for _, m := range []map[string]schema{defs.v2, defs.v3} {
 			if d := m[name]; d != nil {
 				d = cloneSchema(d)
@@ -348,7 +358,9 @@ func toV2(s schema) schema {
 	for k, v := range s {
 		out[k] = toV2Value(v)
 	}
-	if _, ok := out["$ref"]; ok {
+	// (Only a string $ref is a reference: JSONSchemaProps has a property
+	// named "$ref".)
+	if _, ok := out["$ref"].(string); ok {
 		delete(out, "default")
 	}
 	if _, ok := out["type"].(string); ok && out["type"] != "object" && out["type"] != "array" {

@@ -18,7 +18,8 @@ import (
 	"github.com/kapi-dev/kapi/apiserver/registry"
 )
 
-// The testdata files are captures from kube-apiserver v1.37.2:
+// The testdata files are captures from kube-apiserver v1.37.2 (v2.json
+// 2.3 MB, not kept whole):
 //
 //   - v2-definitions.json: the /openapi/v2 definitions of the types kapi
 //     serves, descriptions and enums removed (kapi writes neither);
@@ -28,9 +29,16 @@ import (
 //   - real-v3-widget.json and .pb: that CRD's group version document, as JSON
 //     and as the protobuf kubectl asks for.
 
+// crdsResource is customresourcedefinitions, which a server adds to the
+// built-in resources.
+var crdsResource = &registry.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions",
+	Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList", StatusSubresource: true,
+	New: func() registry.Object { return &apiextensionsv1.CustomResourceDefinition{} }}
+
 func builtinDocs(t testing.TB) *Documents {
 	t.Helper()
 	res, _ := registry.Builtin().All()
+	res = append(res, crdsResource)
 	docs, err := Build(res)
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +339,7 @@ func TestIndex(t *testing.T) {
 		}
 	}
 	slices.Sort(keys)
-	if want := []string{"api/v1", "apis/apps/v1", "apis/coordination.k8s.io/v1"}; !slices.Equal(keys, want) {
+	if want := []string{"api/v1", "apis/apiextensions.k8s.io/v1", "apis/apps/v1", "apis/coordination.k8s.io/v1"}; !slices.Equal(keys, want) {
 		t.Errorf("index %v, want %v", keys, want)
 	}
 }
@@ -403,4 +411,26 @@ func summarisePath(item map[string]any) any {
 			"requestBody": keys(rb["content"]), "responses": responses}
 	}
 	return normalise(out)
+}
+
+// TestCRDKindDefinitions checks the definitions of apiextensions.k8s.io/v1,
+// whose JSONSchemaProps has properties named like schema keywords ("$ref",
+// "default", "type"), against kube-apiserver's v2 document.
+func TestCRDKindDefinitions(t *testing.T) {
+	docs, err := Build([]*registry.Resource{crdsResource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(docs.V2.JSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	props, _ := doc["definitions"].(map[string]any)[apiextensionsName+".JSONSchemaProps"].(map[string]any)["properties"].(map[string]any)
+	want := map[string]any{"$ref": "#/definitions/" + apiextensionsName + ".JSON"}
+	if !reflect.DeepEqual(props["default"], want) {
+		t.Errorf("JSONSchemaProps.default = %v, want %v", props["default"], want)
+	}
+	if !reflect.DeepEqual(props["$ref"], map[string]any{"type": "string"}) {
+		t.Errorf("JSONSchemaProps.$ref = %v, want a string", props["$ref"])
+	}
 }
