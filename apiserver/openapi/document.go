@@ -18,8 +18,8 @@
 // (com.example.v1.Widget).
 //
 // Descriptions are left out (kapi's types carry no documentation, and kapi
-// does not copy Kubernetes' text), except those a CRD's own schema holds; so
-// are enum lists, which the Go types do not record.
+// does not copy Kubernetes' text), except those a CRD's own schema holds.
+// Enum lists come from the OpenAPIEnum methods schemagen writes.
 //
 // # Paths
 //

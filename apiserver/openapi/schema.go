@@ -95,8 +95,8 @@ func DefinitionName(t reflect.Type) string {
 // listType, listMapKey, mapType, structType).
 //
 // Descriptions are left out: kapi's types carry no documentation text, and
-// kapi does not copy Kubernetes'. Enum values are left out too: the Go types
-// do not say which string types are enums.
+// kapi does not copy Kubernetes'. Enum values come from the OpenAPIEnum
+// methods schemagen writes for the types Kubernetes marks +enum.
 type definitions struct {
 	v2, v3 map[string]schema
 	types  map[reflect.Type]string // struct types already defined
@@ -227,6 +227,11 @@ func (d *definitions) typeSchema(t reflect.Type) schema {
 	case reflect.Pointer:
 		return d.typeSchema(t.Elem())
 	case reflect.String:
+		// schemagen gives the types Kubernetes marks +enum an OpenAPIEnum
+		// method listing their values.
+		if e, ok := reflect.Zero(t).Interface().(interface{ OpenAPIEnum() []string }); ok {
+			return schema{"type": "string", "enum": e.OpenAPIEnum()}
+		}
 		return schema{"type": "string"}
 	case reflect.Bool:
 		return schema{"type": "boolean"}

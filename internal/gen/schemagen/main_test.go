@@ -159,7 +159,15 @@ func TestOutputIsCommitted(t *testing.T) {
 	if err != nil || len(generated) != len(pkgs) {
 		t.Fatalf("schemagen wrote %d files, want %d (%v)", len(generated), len(pkgs), err)
 	}
-	for _, g := range generated {
+	enums, _ := filepath.Glob(filepath.Join(out, "api", "*", "*", "zz_generated.enums.go"))
+	if len(enums) == 0 {
+		t.Error("schemagen wrote no zz_generated.enums.go")
+	}
+	committed, _ := filepath.Glob(filepath.Join(repo, "api", "*", "*", "zz_generated.enums.go"))
+	if len(committed) != len(enums) {
+		t.Errorf("%d zz_generated.enums.go committed, schemagen writes %d", len(committed), len(enums))
+	}
+	for _, g := range append(generated, enums...) {
 		rel, _ := filepath.Rel(out, g)
 		want, _ := os.ReadFile(g)
 		got, err := os.ReadFile(filepath.Join(repo, rel))
