@@ -43,7 +43,7 @@ func (s *Server) openAPIDocs() (*openapi.Documents, map[string]time.Time, error)
 		return c.docs, c.modified, nil
 	}
 	resources, gen := s.reg.All()
-	docs, err := openapi.Build(resources)
+	docs, err := openapi.Build(resources, openapi.Options{Scale: hasScale})
 	if err != nil {
 		return nil, nil, err
 	}

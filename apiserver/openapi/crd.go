@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	autoscalingv1 "github.com/kapi-dev/kapi/api/autoscaling/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 )
@@ -15,6 +16,7 @@ type (
 	status        = metav1.Status
 	objectMeta    = metav1.ObjectMeta
 	listMeta      = metav1.ListMeta
+	scale         = autoscalingv1.Scale
 )
 
 // customName names a custom kind's definition as kube-apiserver does: the

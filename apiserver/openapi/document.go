@@ -120,9 +120,17 @@ type groupVersion struct {
 	custom         map[string]schema // v3 definitions of custom kinds
 }
 
+// Options are what Build cannot read from a registry.Resource.
+type Options struct {
+	// Scale reports whether a resource serves the scale subresource (whose
+	// paths then get operations on autoscaling/v1 Scale); nil means none
+	// does.
+	Scale func(*registry.Resource) bool
+}
+
 // Build builds the documents of resources (a registry's, see
 // registry.Registry.All).
-func Build(resources []*registry.Resource) (*Documents, error) {
+func Build(resources []*registry.Resource, opts Options) (*Documents, error) {
 	defs := newDefinitions()
 	// Every document can refer to these (delete bodies, errors).
 	defs.ref(reflect.TypeFor[deleteOptions]())
@@ -170,7 +178,14 @@ func Build(resources []*registry.Resource) (*Documents, error) {
 			defs.v2[listDef], defs.v3[listDef] = list, list
 		}
 		gv.roots = append(gv.roots, kindDef, listDef)
-		for _, p := range resourcePaths(r, kindDef, listDef) {
+		paths := resourcePaths(r, kindDef, listDef)
+		if opts.Scale != nil && opts.Scale(r) {
+			scaleDef := defs.ref(reflect.TypeFor[scale]())
+			paths = append(paths, scalePath(r, scaleDef))
+			gv.roots = append(gv.roots, scaleDef)
+			gvkOf[scaleDef] = appendGVK(gvkOf[scaleDef], schema{"group": "autoscaling", "version": "v1", "kind": "Scale"})
+		}
+		for _, p := range paths {
 			v2Paths[p.path] = pathV2(r, p)
 			gv.paths[p.path] = pathV3(r, p)
 		}

@@ -44,6 +44,27 @@ type operation struct {
 	response string // definition of the 200 (and 201/202) response
 	codes    []string
 	watch    bool // the response can also be a watch stream (list)
+	// gvk, when set, is the kind the operation reads and writes if it is
+	// not the resource's (autoscaling/v1 Scale).
+	gvk *[3]string
+	// jsonOnly means the responses are never protobuf (Scale).
+	jsonOnly bool
+}
+
+// opGVK is the x-kubernetes-group-version-kind of op on r.
+func opGVK(r *registry.Resource, op operation) schema {
+	if op.gvk != nil {
+		return schema{"group": op.gvk[0], "version": op.gvk[1], "kind": op.gvk[2]}
+	}
+	return gvkExt(r, r.Kind)
+}
+
+// opProduces are the media types of op's responses.
+func opProduces(r *registry.Resource, op operation) []string {
+	if op.jsonOnly {
+		return []string{"application/json", "application/yaml"}
+	}
+	return produces(r, op.watch)
 }
 
 // pathItem is a path and its operations.
@@ -149,6 +170,29 @@ func resourcePaths(r *registry.Resource, kindDef, listDef string) []pathItem {
 	return out
 }
 
+// scalePath is the scale subresource of r: get, replace and patch of an
+// autoscaling/v1 Scale (served as JSON and YAML).
+func scalePath(r *registry.Resource, scaleDef string) pathItem {
+	gi := groupIdent(r.Group) + upperFirst(r.Version)
+	scope, ns := "", ""
+	params := []param{{name: "name", in: "path", typ: "string"}}
+	if r.Namespaced {
+		scope, ns = "Namespaced", "/namespaces/{namespace}"
+		params = append(params, param{name: "namespace", in: "path", typ: "string"})
+	}
+	params = append(params, query("pretty", "string"))
+	patchCodes := []string{"200", "201"}
+	if r.Custom {
+		patchCodes = []string{"200"}
+	}
+	gvk := &[3]string{"autoscaling", "v1", "Scale"}
+	return pathItem{path: "/" + gvPath(r.Group, r.Version) + ns + "/" + r.Resource + "/{name}/scale", params: params, ops: []operation{
+		{method: "get", id: "read" + gi + scope + r.Kind + "Scale", action: "get", response: scaleDef, codes: []string{"200"}, gvk: gvk, jsonOnly: true},
+		{method: "put", id: "replace" + gi + scope + r.Kind + "Scale", action: "put", params: writeParams, body: scaleDef, response: scaleDef, codes: []string{"200", "201"}, gvk: gvk, jsonOnly: true},
+		{method: "patch", id: "patch" + gi + scope + r.Kind + "Scale", action: "patch", params: patchParams, body: patchName, patch: true, response: scaleDef, codes: patchCodes, gvk: gvk, jsonOnly: true},
+	}}
+}
+
 // patchMediaTypes are the bodies PATCH accepts.
 var patchMediaTypes = []string{"application/json-patch+json", "application/merge-patch+json",
 	"application/strategic-merge-patch+json", "application/apply-patch+yaml"}
@@ -184,12 +228,12 @@ func pathV2(r *registry.Resource, p pathItem) schema {
 	for _, op := range p.ops {
 		o := schema{
 			"consumes":                        []string{"*/*"},
-			"produces":                        produces(r, op.watch),
+			"produces":                        opProduces(r, op),
 			"schemes":                         []string{"https"},
 			"tags":                            []string{tag(r.Group, r.Version)},
 			"operationId":                     op.id,
 			"x-kubernetes-action":             op.action,
-			"x-kubernetes-group-version-kind": gvkExt(r, r.Kind),
+			"x-kubernetes-group-version-kind": opGVK(r, op),
 		}
 		if op.patch {
 			o["consumes"] = patchMediaTypes
@@ -249,7 +293,7 @@ func pathV3(r *registry.Resource, p pathItem) schema {
 			"tags":                            []string{tag(r.Group, r.Version)},
 			"operationId":                     op.id,
 			"x-kubernetes-action":             op.action,
-			"x-kubernetes-group-version-kind": gvkExt(r, r.Kind),
+			"x-kubernetes-group-version-kind": opGVK(r, op),
 		}
 		if len(op.params) > 0 {
 			o["parameters"] = paramsV3(op.params)
@@ -268,7 +312,7 @@ func pathV3(r *registry.Resource, p pathItem) schema {
 		resp := schema{"401": schema{"description": "Unauthorized"}}
 		for _, c := range op.codes {
 			content := schema{}
-			for _, mt := range produces(r, op.watch) {
+			for _, mt := range opProduces(r, op) {
 				content[mt] = schema{"schema": ref3(op.response)}
 			}
 			resp[c] = schema{"description": codeText[c], "content": content}
