@@ -661,8 +661,11 @@ func TestKubectlOpenAPI(t *testing.T) {
 "properties":{"spec":{"type":"object","required":["size"],"properties":{"size":{"type":"integer"},"color":{"type":"string"}}}}}}}]}}`
 		wantOutput(t, s.mustKubectl(t, crd, "create", "-f", "-"), "customresourcedefinition.apiextensions.k8s.io/gadgets.kapi.example created")
 		s.mustKubectl(t, "", "wait", "--for=condition=Established", "crd/gadgets.kapi.example", "--timeout=10s")
-		// kubectl's discovery cache may predate the CRD: a first explain can
-		// miss it, as against any cluster, until the cache is refreshed.
+		// kubectl's HTTP cache revalidates the /openapi/v3 index with
+		// If-Modified-Since, and the index's Last-Modified is the time of
+		// the request to the second, as kube-apiserver's is: within the
+		// second of create -f's read of it, the index is "not modified" and
+		// the new group version not seen yet (against a cluster too).
 		deadline := time.Now().Add(10 * time.Second)
 		var out string
 		var err error
