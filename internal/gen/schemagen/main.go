@@ -165,7 +165,10 @@ type loaded struct {
 	fset   *token.FileSet
 	types  map[string]*typeDecl
 	consts []*ast.ValueSpec
-	keep   map[string]bool
+	// constImports are the imports of the file of each constant, for
+	// values that name another package's constant.
+	constImports map[*ast.ValueSpec]map[string]string
+	keep         map[string]bool
 }
 
 // root is the directory the api/... output paths are relative to.
@@ -189,7 +192,8 @@ func main() {
 	byPath := map[string]*loaded{}
 	for _, p := range pkgs {
 		p.kapiPath = kapi + p.out
-		l := &loaded{spec: p, fset: token.NewFileSet(), types: map[string]*typeDecl{}, keep: map[string]bool{}}
+		l := &loaded{spec: p, fset: token.NewFileSet(), types: map[string]*typeDecl{}, keep: map[string]bool{},
+			constImports: map[*ast.ValueSpec]map[string]string{}}
 		files := p.files
 		if files == nil {
 			files = []string{"types.go"}
@@ -215,8 +219,11 @@ func main() {
 						l.types[s.Name.Name] = &typeDecl{spec: s, doc: doc, file: af, order: order}
 						order++
 					case *ast.ValueSpec:
-						if gd.Tok == token.CONST && s.Type != nil {
+						// Typed constants, and those typed by a
+						// conversion (AddressType(v1.IPv4Protocol)).
+						if gd.Tok == token.CONST && (s.Type != nil || len(s.Values) > 0) {
 							l.consts = append(l.consts, s)
+							l.constImports[s] = fileImports(af)
 						}
 					}
 				}
@@ -390,14 +397,14 @@ func emit(l *loaded, all map[string]*loaded) error {
 	if err := os.WriteFile(filepath.Join(dir, "zz_generated.types.go"), src, 0o644); err != nil {
 		return err
 	}
-	return emitEnums(l, names, dir)
+	return emitEnums(l, all, names, dir)
 }
 
 // emitEnums writes zz_generated.enums.go: for each kept type declared with
 // the +enum marker, an OpenAPIEnum method returning the values of its typed
 // constants, sorted, which the Kubernetes OpenAPI lists as the "enum" of
 // fields of that type. A package without enums gets no file.
-func emitEnums(l *loaded, names []string, dir string) error {
+func emitEnums(l *loaded, all map[string]*loaded, names []string, dir string) error {
 	p := l.spec
 	var body bytes.Buffer
 	for _, n := range names {
@@ -407,17 +414,12 @@ func emitEnums(l *loaded, names []string, dir string) error {
 		}
 		var values []string
 		for _, c := range l.consts {
-			id, ok := c.Type.(*ast.Ident)
-			if !ok || id.Name != n || len(c.Values) != len(c.Names) {
-				continue
-			}
 			for i, name := range c.Names {
-				lit, ok := c.Values[i].(*ast.BasicLit)
-				if !ok || !name.IsExported() || lit.Kind != token.STRING {
+				if i >= len(c.Values) || !name.IsExported() {
 					continue
 				}
-				v, err := strconv.Unquote(lit.Value)
-				if err == nil && !slicesContains(values, v) {
+				v, ok := enumValue(l, all, c, c.Values[i], n)
+				if ok && !slicesContains(values, v) {
 					values = append(values, v)
 				}
 			}
@@ -694,6 +696,55 @@ func defaultMarker(doc *ast.CommentGroup, l *loaded) string {
 		return v
 	}
 	return ""
+}
+
+// enumValue is the string value of a constant of type typ: a literal in a
+// declaration of that type, or a conversion typ("x") or typ(pkg.Const) of a
+// literal or of a string constant of a transcribed package.
+func enumValue(l *loaded, all map[string]*loaded, c *ast.ValueSpec, e ast.Expr, typ string) (string, bool) {
+	if c.Type != nil {
+		id, ok := c.Type.(*ast.Ident)
+		if !ok || id.Name != typ {
+			return "", false
+		}
+	} else {
+		call, ok := e.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return "", false
+		}
+		if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != typ {
+			return "", false
+		}
+		e = call.Args[0]
+	}
+	switch v := e.(type) {
+	case *ast.BasicLit:
+		if v.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(v.Value)
+		return s, err == nil
+	case *ast.SelectorExpr:
+		x, ok := v.X.(*ast.Ident)
+		if !ok {
+			return "", false
+		}
+		other := all[l.constImports[c][x.Name]]
+		if other == nil {
+			return "", false
+		}
+		for _, oc := range other.consts {
+			for i, n := range oc.Names {
+				if n.Name == v.Sel.Name && i < len(oc.Values) {
+					if lit, ok := oc.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, err := strconv.Unquote(lit.Value)
+						return s, err == nil
+					}
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 func slicesContains(s []string, v string) bool {
