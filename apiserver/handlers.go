@@ -479,7 +479,14 @@ func (h *handler) badBody(body []byte, err error) *metav1.Status {
 		return metav1.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
 			h.res.Kind, jerr, truncate(body, 64)))
 	}
-	return metav1.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", h.res.Kind, err))
+	return metav1.NewBadRequest(h.cannotHandle() + err.Error())
+}
+
+// cannotHandle is the prefix of kube-apiserver's messages for a request body
+// that is JSON but does not decode into the kind: `ConfigMap in version "v1"
+// cannot be handled as a ConfigMap: `.
+func (h *handler) cannotHandle() string {
+	return fmt.Sprintf("%s in version %q cannot be handled as a %s: ", h.res.Kind, h.res.Version, h.res.Kind)
 }
 
 func truncate(b []byte, n int) string {

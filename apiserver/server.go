@@ -40,7 +40,10 @@
 //   - what kube-apiserver creates for itself (the kubernetes Service, its
 //     Endpoints and EndpointSlice) and what kube-controller-manager's
 //     serviceaccount and root-ca-certificate-publisher controllers put in
-//     every namespace (nsdefaults.go), each of the controllers switchable.
+//     every namespace (nsdefaults.go), each of the controllers switchable;
+//   - the OpenAPI documents, /openapi/v2 and /openapi/v3 (openapi.go,
+//     package openapi), built from the kinds' Go types and the CRDs'
+//     schemas, and rebuilt when the served resources change.
 //
 // # Fidelity
 //
@@ -192,6 +195,7 @@ type Server struct {
 	wg         sync.WaitGroup
 	nsCleanups sync.Map // namespace name -> struct{}: its cleanup is running (namespace.go)
 	gc         *garbageCollector
+	openapi    openAPICache // the documents of /openapi (openapi.go)
 }
 
 // New builds a server from cfg.
@@ -374,6 +378,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte("ok"))
+		return
+	}
+	if s.serveOpenAPI(w, r) {
 		return
 	}
 	if s.serveDiscovery(w, r) {

@@ -277,6 +277,38 @@ type Registry struct {
 	mu        sync.RWMutex
 	resources map[string]*Resource // key: group/version/resource
 	groups    []string             // API groups in registration order ("" first)
+	gen       uint64               // bumped by every Add, Put and Remove
+}
+
+// Generation is a number that changes whenever a resource is registered,
+// replaced or removed, so that what is derived from the registry (OpenAPI
+// documents) can be cached until it changes.
+func (g *Registry) Generation() uint64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.gen
+}
+
+// All returns every registered resource, sorted by group, version and
+// resource, with the generation they belong to.
+func (g *Registry) All() ([]*Resource, uint64) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]*Resource, 0, len(g.resources))
+	for _, r := range g.resources {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return a.Resource < b.Resource
+	})
+	return out, g.gen
 }
 
 // New returns an empty registry.
@@ -307,6 +339,7 @@ func (g *Registry) register(r *Resource, replace bool) error {
 		return fmt.Errorf("registry: %s already registered", key)
 	}
 	g.resources[key] = r
+	g.gen++
 	if !containsString(g.groups, r.Group) {
 		g.groups = append(g.groups, r.Group)
 	}
@@ -323,6 +356,7 @@ func (g *Registry) Remove(group, version, resource string) bool {
 		return false
 	}
 	delete(g.resources, key)
+	g.gen++
 	for _, r := range g.resources {
 		if r.Group == group {
 			return true

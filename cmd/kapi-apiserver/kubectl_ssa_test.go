@@ -14,8 +14,7 @@ import (
 // 1.32): server-side apply takes over the fields client-side apply
 // recorded, without conflicts, and keeps the last-applied annotation
 // current; diff --server-side shows the same changes; client-side apply
-// works after it. apply passes --validate=false only because the server
-// does not serve /openapi yet.
+// works after it. apply validates by default, as against a cluster.
 func TestKubectlClientSideToServerSideApply(t *testing.T) {
 	kubectlBinary(t)
 	if _, err := exec.LookPath("diff"); err != nil {
@@ -81,7 +80,7 @@ func TestKubectlClientSideToServerSideApply(t *testing.T) {
 		}
 	}
 
-	wantOutput(t, s.mustKubectl(t, first, "apply", "--validate=false", "-f", "-"), "configmap/cm created")
+	wantOutput(t, s.mustKubectl(t, first, "apply", "-f", "-"), "configmap/cm created")
 	clientSideRecord := `{"apiVersion":"v1","data":{"k1":"v1","k2":"v2"},"kind":"ConfigMap","metadata":{"annotations":{},"labels":{"a":"1"},"name":"cm","namespace":"default"}}` + "\n"
 	check(t, get(t), state{`{"k1":"v1","k2":"v2"}`, `{"a":"1"}`, "kubectl-client-side-apply", clientSideRecord})
 
@@ -98,7 +97,7 @@ func TestKubectlClientSideToServerSideApply(t *testing.T) {
 	t.Run("apply --server-side after client-side apply", func(t *testing.T) {
 		// No conflict with kubectl-client-side-apply; kubectl then moves
 		// that manager's fields to its own and applies again, which drops k2.
-		wantOutput(t, s.mustKubectl(t, second, "apply", "--server-side", "--validate=false", "-f", "-"), "configmap/cm serverside-applied")
+		wantOutput(t, s.mustKubectl(t, second, "apply", "--server-side", "-f", "-"), "configmap/cm serverside-applied")
 		check(t, get(t), state{`{"k1":"v1changed","k3":"v3"}`, `{"a":"2"}`, "kubectl-last-applied kubectl", record("2", `{"k1":"v1changed","k3":"v3"}`)})
 		wantLines(t, diff(t, second))
 	})
@@ -112,12 +111,12 @@ func TestKubectlClientSideToServerSideApply(t *testing.T) {
 			`+    a: "3"`)
 	})
 	t.Run("apply after server-side apply", func(t *testing.T) {
-		wantOutput(t, s.mustKubectl(t, third, "apply", "--validate=false", "-f", "-"), "configmap/cm configured")
+		wantOutput(t, s.mustKubectl(t, third, "apply", "-f", "-"), "configmap/cm configured")
 		check(t, get(t), state{`{"k1":"v1changed","k4":"v4"}`, `{"a":"3"}`, "kubectl kubectl-client-side-apply",
 			`{"apiVersion":"v1","data":{"k1":"v1changed","k4":"v4"},"kind":"ConfigMap","metadata":{"annotations":{},"labels":{"a":"3"},"name":"cm","namespace":"default"}}` + "\n"})
 	})
 	t.Run("apply --server-side again", func(t *testing.T) {
-		wantOutput(t, s.mustKubectl(t, third, "apply", "--server-side", "--validate=false", "-f", "-"), "configmap/cm serverside-applied")
+		wantOutput(t, s.mustKubectl(t, third, "apply", "--server-side", "-f", "-"), "configmap/cm serverside-applied")
 		check(t, get(t), state{`{"k1":"v1changed","k4":"v4"}`, `{"a":"3"}`, "kubectl-last-applied kubectl", record("3", `{"k1":"v1changed","k4":"v4"}`)})
 		wantLines(t, diff(t, third))
 	})

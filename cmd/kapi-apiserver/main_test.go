@@ -339,17 +339,6 @@ func wantOutput(t *testing.T, out, want string) {
 	}
 }
 
-// skipIfUnsupported skips the test when err is kubectl reporting a server
-// feature that kapi does not have yet (marker found in its stderr); reason
-// says which.
-func skipIfUnsupported(t *testing.T, err error, marker, reason string) {
-	t.Helper()
-	var ke *kubectlError
-	if errors.As(err, &ke) && strings.Contains(ke.stderr, marker) {
-		t.Skipf("%s (kubectl %s: %s)", reason, strings.Join(ke.args, " "), strings.TrimSpace(ke.stderr))
-	}
-}
-
 // bgKubectl is a kubectl command running in the background (a watch), whose
 // output is read as records (lines, or JSON values) on out.
 type bgKubectl struct {
@@ -536,22 +525,11 @@ func TestKubectl(t *testing.T) {
 	t.Run("label", func(t *testing.T) {
 		wantOutput(t, s.mustKubectl(t, "", "label", "configmap", "cm1", "-n", ns, "x=y"), "configmap/cm1 labeled")
 	})
-	created := false
 	manifest := configMapManifest(ns, "cm2", map[string]string{"x": "y"}, map[string]string{"k": "2"})
 	t.Run("create -f with validation", func(t *testing.T) {
-		out, err := s.kubectl(t, manifest, "create", "-f", "-")
-		skipIfUnsupported(t, err, "failed to download openapi", "kubectl create -f validates against the OpenAPI schema, and the server does not serve /openapi/v2 or /openapi/v3 yet")
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantOutput(t, out, "configmap/cm2 created")
-		created = true
-	})
-	t.Run("create -f", func(t *testing.T) {
-		if created {
-			t.Skip("created by the step before")
-		}
-		wantOutput(t, s.mustKubectl(t, manifest, "create", "-f", "-", "--validate=false"), "configmap/cm2 created")
+		// kubectl validates by default: it reads /openapi/v3, finds that
+		// the server takes fieldValidation, and sends Strict.
+		wantOutput(t, s.mustKubectl(t, manifest, "create", "-f", "-"), "configmap/cm2 created")
 	})
 	t.Run("get -l", func(t *testing.T) {
 		want := []string{"configmap/cm1", "configmap/cm2"}
@@ -594,21 +572,21 @@ func TestKubectlApplyPatchScale(t *testing.T) {
 		return strings.TrimSpace(s.mustKubectl(t, "", "get", "deployment", "web", "-o", "jsonpath="+jsonpath))
 	}
 	t.Run("client-side apply", func(t *testing.T) {
-		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.27", 2), "apply", "--validate=false", "-f", "-"), "deployment.apps/web created")
-		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 2), "apply", "--validate=false", "-f", "-"), "deployment.apps/web configured")
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.27", 2), "apply", "-f", "-"), "deployment.apps/web created")
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 2), "apply", "-f", "-"), "deployment.apps/web configured")
 		if got := get(t, "{.spec.template.spec.containers[0].image} {.metadata.generation}"); got != "nginx:1.28 2" {
 			t.Errorf("image and generation after the second apply: %q", got)
 		}
 	})
 	t.Run("server-side apply", func(t *testing.T) {
-		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 2), "apply", "--server-side", "--validate=false", "-f", "-"), "deployment.apps/web serverside-applied")
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 2), "apply", "--server-side", "-f", "-"), "deployment.apps/web serverside-applied")
 		// Another manager changing replicas, which kubectl owns, conflicts.
-		_, err := s.kubectl(t, manifest("nginx:1.28", 4), "apply", "--server-side", "--field-manager=other", "--validate=false", "-f", "-")
+		_, err := s.kubectl(t, manifest("nginx:1.28", 4), "apply", "--server-side", "--field-manager=other", "-f", "-")
 		var ke *kubectlError
 		if !errors.As(err, &ke) || !strings.Contains(ke.stderr, `Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas`) {
 			t.Fatalf("conflicting apply: %v", err)
 		}
-		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 4), "apply", "--server-side", "--field-manager=other", "--force-conflicts", "--validate=false", "-f", "-"),
+		wantOutput(t, s.mustKubectl(t, manifest("nginx:1.28", 4), "apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", "-"),
 			"deployment.apps/web serverside-applied")
 		if got := get(t, `{.spec.replicas} {.metadata.managedFields[?(@.manager=="other")].operation}`); got != "4 Apply" {
 			t.Errorf("replicas and other's operation after the forced apply: %q", got)
@@ -632,6 +610,86 @@ func TestKubectlApplyPatchScale(t *testing.T) {
 	t.Run("delete --cascade=foreground", func(t *testing.T) {
 		wantOutput(t, s.mustKubectl(t, "", "delete", "deployment", "web", "--cascade=foreground", "--wait"), `deployment.apps "web" deleted`)
 		wantOutput(t, s.mustKubectl(t, "", "get", "deployments", "-o", "name"), "")
+	})
+}
+
+// TestKubectlOpenAPI drives what kubectl reads /openapi for: explain of a
+// built-in kind and of a custom resource (as soon as its CRD is
+// established), and its default validation, which refuses unknown and
+// wrong-typed fields with the messages kubectl prints against
+// kube-apiserver v1.37.2 (captured with kubectl 1.32 against the real
+// server).
+func TestKubectlOpenAPI(t *testing.T) {
+	kubectlBinary(t)
+	t.Parallel()
+	s := startServer(t)
+
+	t.Run("explain pods.spec.containers", func(t *testing.T) {
+		out := s.mustKubectl(t, "", "explain", "pods.spec.containers")
+		for _, want := range []string{"KIND:       Pod", "VERSION:    v1", "FIELD: containers <[]Container>",
+			"name\t<string> -required-", "ports\t<[]ContainerPort>", "resources\t<ResourceRequirements>"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kubectl explain pods.spec.containers: no %q in\n%s", want, out)
+			}
+		}
+		out = s.mustKubectl(t, "", "explain", "deployments.spec.strategy.rollingUpdate.maxSurge")
+		if !strings.Contains(out, "GROUP:      apps") || !strings.Contains(out, "FIELD: maxSurge <IntOrString>") {
+			t.Errorf("kubectl explain deployments...maxSurge:\n%s", out)
+		}
+	})
+
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"unknown field", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad1","namespace":"default"},"data":{"a":"b"},"bogus":1}`,
+			`Error from server (BadRequest): error when creating "STDIN": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"`},
+		{"wrong type", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad2","namespace":"default"},"data":5}`,
+			`Error from server (BadRequest): error when creating "STDIN": ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type map[string]string`},
+	} {
+		t.Run("validation/"+tc.name, func(t *testing.T) {
+			_, err := s.kubectl(t, tc.manifest, "create", "-f", "-")
+			var ke *kubectlError
+			if !errors.As(err, &ke) || strings.TrimSpace(ke.stderr) != tc.want {
+				t.Fatalf("kubectl create -f of an invalid object: %v\nwant stderr %q", err, tc.want)
+			}
+		})
+	}
+
+	t.Run("explain a custom resource", func(t *testing.T) {
+		crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"gadgets.kapi.example"},
+"spec":{"group":"kapi.example","scope":"Namespaced","names":{"plural":"gadgets","kind":"Gadget"},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
+"properties":{"spec":{"type":"object","required":["size"],"properties":{"size":{"type":"integer"},"color":{"type":"string"}}}}}}}]}}`
+		wantOutput(t, s.mustKubectl(t, crd, "create", "-f", "-"), "customresourcedefinition.apiextensions.k8s.io/gadgets.kapi.example created")
+		s.mustKubectl(t, "", "wait", "--for=condition=Established", "crd/gadgets.kapi.example", "--timeout=10s")
+		// kubectl's HTTP cache revalidates the /openapi/v3 index with
+		// If-Modified-Since, and the index's Last-Modified is the time of
+		// the request to the second, as kube-apiserver's is: within the
+		// second of create -f's read of it, the index is "not modified" and
+		// the new group version not seen yet (against a cluster too).
+		deadline := time.Now().Add(10 * time.Second)
+		var out string
+		var err error
+		for {
+			out, err = s.kubectl(t, "", "explain", "gadgets.spec")
+			if err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"GROUP:      kapi.example", "KIND:       Gadget", "FIELD: spec <Object>", "size\t<integer> -required-", "color\t<string>"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kubectl explain gadgets.spec: no %q in\n%s", want, out)
+			}
+		}
+		// Its objects are validated by its schema (the server's Strict).
+		_, err = s.kubectl(t, `{"apiVersion":"kapi.example/v1","kind":"Gadget","metadata":{"name":"g","namespace":"default"},"spec":{"size":1,"shape":"round"}}`, "create", "-f", "-")
+		var ke *kubectlError
+		const want = `Error from server (BadRequest): error when creating "STDIN": Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.shape"`
+		if !errors.As(err, &ke) || strings.TrimSpace(ke.stderr) != want {
+			t.Errorf("kubectl create -f of a Gadget with an unknown field: %v", err)
+		}
 	})
 }
 
@@ -673,7 +731,7 @@ func TestKubectlWatch(t *testing.T) {
 		s.mustKubectl(t, "", "create", "configmap", "changing", "-n", ns, "--from-literal=k=1")
 		w.expect(t, "ADDED changing")
 		// replace is a PUT.
-		s.mustKubectl(t, configMapManifest(ns, "changing", nil, map[string]string{"k": "2"}), "replace", "--validate=false", "-f", "-")
+		s.mustKubectl(t, configMapManifest(ns, "changing", nil, map[string]string{"k": "2"}), "replace", "-f", "-")
 		w.expect(t, "MODIFIED changing")
 		s.mustKubectl(t, "", "delete", "configmap", "changing", "-n", ns)
 		w.expect(t, "DELETED changing")

@@ -10,7 +10,7 @@ import (
 type APIGroupDiscoveryList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	Items           []APIGroupDiscovery `json:"items" protobuf:"bytes,2,rep,name=items"`
+	Items           []APIGroupDiscovery `json:"items" optional:"true" protobuf:"bytes,2,rep,name=items"`
 }
 
 // APIGroupDiscovery is the apidiscovery/v2beta1 APIGroupDiscovery type of the Kubernetes API.
@@ -22,18 +22,18 @@ type APIGroupDiscovery struct {
 
 // APIVersionDiscovery is the apidiscovery/v2beta1 APIVersionDiscovery type of the Kubernetes API.
 type APIVersionDiscovery struct {
-	Version   string                 `json:"version" protobuf:"bytes,1,opt,name=version"`
+	Version   string                 `json:"version" optional:"true" protobuf:"bytes,1,opt,name=version"`
 	Resources []APIResourceDiscovery `json:"resources,omitempty" listType:"map" listMapKey:"resource" protobuf:"bytes,2,rep,name=resources"`
 	Freshness DiscoveryFreshness     `json:"freshness,omitempty" protobuf:"bytes,3,opt,name=freshness"`
 }
 
 // APIResourceDiscovery is the apidiscovery/v2beta1 APIResourceDiscovery type of the Kubernetes API.
 type APIResourceDiscovery struct {
-	Resource         string                    `json:"resource" protobuf:"bytes,1,opt,name=resource"`
+	Resource         string                    `json:"resource" optional:"true" protobuf:"bytes,1,opt,name=resource"`
 	ResponseKind     *metav1.GroupVersionKind  `json:"responseKind,omitempty" protobuf:"bytes,2,opt,name=responseKind"`
-	Scope            ResourceScope             `json:"scope" protobuf:"bytes,3,opt,name=scope"`
-	SingularResource string                    `json:"singularResource" protobuf:"bytes,4,opt,name=singularResource"`
-	Verbs            []string                  `json:"verbs" listType:"set" protobuf:"bytes,5,opt,name=verbs"`
+	Scope            ResourceScope             `json:"scope" optional:"true" protobuf:"bytes,3,opt,name=scope"`
+	SingularResource string                    `json:"singularResource" optional:"true" protobuf:"bytes,4,opt,name=singularResource"`
+	Verbs            []string                  `json:"verbs" listType:"set" optional:"true" protobuf:"bytes,5,opt,name=verbs"`
 	ShortNames       []string                  `json:"shortNames,omitempty" listType:"set" protobuf:"bytes,6,rep,name=shortNames"`
 	Categories       []string                  `json:"categories,omitempty" listType:"set" protobuf:"bytes,7,rep,name=categories"`
 	Subresources     []APISubresourceDiscovery `json:"subresources,omitempty" listType:"map" listMapKey:"subresource" protobuf:"bytes,8,rep,name=subresources"`
@@ -47,10 +47,10 @@ type DiscoveryFreshness string
 
 // APISubresourceDiscovery is the apidiscovery/v2beta1 APISubresourceDiscovery type of the Kubernetes API.
 type APISubresourceDiscovery struct {
-	Subresource   string                    `json:"subresource" protobuf:"bytes,1,opt,name=subresource"`
+	Subresource   string                    `json:"subresource" optional:"true" protobuf:"bytes,1,opt,name=subresource"`
 	ResponseKind  *metav1.GroupVersionKind  `json:"responseKind,omitempty" protobuf:"bytes,2,opt,name=responseKind"`
 	AcceptedTypes []metav1.GroupVersionKind `json:"acceptedTypes,omitempty" listType:"map" listMapKey:"group,version,kind" protobuf:"bytes,3,rep,name=acceptedTypes"`
-	Verbs         []string                  `json:"verbs" listType:"set" protobuf:"bytes,4,opt,name=verbs"`
+	Verbs         []string                  `json:"verbs" listType:"set" optional:"true" protobuf:"bytes,4,opt,name=verbs"`
 }
 
 // Enumerated values of the types above, as Kubernetes names them.

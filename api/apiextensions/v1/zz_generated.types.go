@@ -105,9 +105,9 @@ type CustomResourceDefinitionCondition struct {
 
 // CustomResourceDefinitionStatus is the apiextensions/v1 CustomResourceDefinitionStatus type of the Kubernetes API.
 type CustomResourceDefinitionStatus struct {
-	Conditions         []CustomResourceDefinitionCondition `json:"conditions" listType:"map" listMapKey:"type" protobuf:"bytes,1,opt,name=conditions"`
-	AcceptedNames      CustomResourceDefinitionNames       `json:"acceptedNames" protobuf:"bytes,2,opt,name=acceptedNames"`
-	StoredVersions     []string                            `json:"storedVersions" listType:"atomic" protobuf:"bytes,3,rep,name=storedVersions"`
+	Conditions         []CustomResourceDefinitionCondition `json:"conditions" listType:"map" listMapKey:"type" optional:"true" protobuf:"bytes,1,opt,name=conditions"`
+	AcceptedNames      CustomResourceDefinitionNames       `json:"acceptedNames" optional:"true" protobuf:"bytes,2,opt,name=acceptedNames"`
+	StoredVersions     []string                            `json:"storedVersions" listType:"atomic" optional:"true" protobuf:"bytes,3,rep,name=storedVersions"`
 	ObservedGeneration int64                               `json:"observedGeneration,omitempty" protobuf:"varint,4,opt,name=observedGeneration"`
 }
 

@@ -12,7 +12,7 @@ import (
 type Deployment struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	Spec              DeploymentSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Spec              DeploymentSpec   `json:"spec,omitempty" optional:"false" protobuf:"bytes,2,opt,name=spec"`
 	Status            DeploymentStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
@@ -61,8 +61,8 @@ type DeploymentConditionType string
 
 // DeploymentCondition is the apps/v1 DeploymentCondition type of the Kubernetes API.
 type DeploymentCondition struct {
-	Type               DeploymentConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=DeploymentConditionType"`
-	Status             corev1.ConditionStatus  `json:"status" protobuf:"bytes,2,opt,name=status,casttype=k8s.io/api/core/v1.ConditionStatus"`
+	Type               DeploymentConditionType `json:"type" optional:"true" protobuf:"bytes,1,opt,name=type,casttype=DeploymentConditionType"`
+	Status             corev1.ConditionStatus  `json:"status" optional:"true" protobuf:"bytes,2,opt,name=status,casttype=k8s.io/api/core/v1.ConditionStatus"`
 	LastUpdateTime     metav1.Time             `json:"lastUpdateTime,omitempty" protobuf:"bytes,6,opt,name=lastUpdateTime"`
 	LastTransitionTime metav1.Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,7,opt,name=lastTransitionTime"`
 	Reason             string                  `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`

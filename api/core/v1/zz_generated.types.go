@@ -72,7 +72,7 @@ type PersistentVolumeClaimSpec struct {
 
 // TypedObjectReference is the core/v1 TypedObjectReference type of the Kubernetes API.
 type TypedObjectReference struct {
-	APIGroup  *string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
+	APIGroup  *string `json:"apiGroup" optional:"true" protobuf:"bytes,1,opt,name=apiGroup"`
 	Kind      string  `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 	Name      string  `json:"name" protobuf:"bytes,3,opt,name=name"`
 	Namespace *string `json:"namespace,omitempty" protobuf:"bytes,4,opt,name=namespace"`
@@ -126,9 +126,9 @@ type RBDVolumeSource struct {
 	CephMonitors []string              `json:"monitors" listType:"atomic" protobuf:"bytes,1,rep,name=monitors"`
 	RBDImage     string                `json:"image" protobuf:"bytes,2,opt,name=image"`
 	FSType       string                `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
-	RBDPool      string                `json:"pool,omitempty" protobuf:"bytes,4,opt,name=pool"`
-	RadosUser    string                `json:"user,omitempty" protobuf:"bytes,5,opt,name=user"`
-	Keyring      string                `json:"keyring,omitempty" protobuf:"bytes,6,opt,name=keyring"`
+	RBDPool      string                `json:"pool,omitempty" default:"\"rbd\"" protobuf:"bytes,4,opt,name=pool"`
+	RadosUser    string                `json:"user,omitempty" default:"\"admin\"" protobuf:"bytes,5,opt,name=user"`
+	Keyring      string                `json:"keyring,omitempty" default:"\"/etc/ceph/keyring\"" protobuf:"bytes,6,opt,name=keyring"`
 	SecretRef    *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,7,opt,name=secretRef"`
 	ReadOnly     bool                  `json:"readOnly,omitempty" protobuf:"varint,8,opt,name=readOnly"`
 }
@@ -233,7 +233,7 @@ type ISCSIVolumeSource struct {
 	TargetPortal      string                `json:"targetPortal" protobuf:"bytes,1,opt,name=targetPortal"`
 	IQN               string                `json:"iqn" protobuf:"bytes,2,opt,name=iqn"`
 	Lun               int32                 `json:"lun" protobuf:"varint,3,opt,name=lun"`
-	ISCSIInterface    string                `json:"iscsiInterface,omitempty" protobuf:"bytes,4,opt,name=iscsiInterface"`
+	ISCSIInterface    string                `json:"iscsiInterface,omitempty" default:"\"default\"" protobuf:"bytes,4,opt,name=iscsiInterface"`
 	FSType            string                `json:"fsType,omitempty" protobuf:"bytes,5,opt,name=fsType"`
 	ReadOnly          bool                  `json:"readOnly,omitempty" protobuf:"varint,6,opt,name=readOnly"`
 	Portals           []string              `json:"portals,omitempty" listType:"atomic" protobuf:"bytes,7,opt,name=portals"`
@@ -283,10 +283,10 @@ type AzureDataDiskKind string
 type AzureDiskVolumeSource struct {
 	DiskName    string                    `json:"diskName" protobuf:"bytes,1,opt,name=diskName"`
 	DataDiskURI string                    `json:"diskURI" protobuf:"bytes,2,opt,name=diskURI"`
-	CachingMode *AzureDataDiskCachingMode `json:"cachingMode,omitempty" protobuf:"bytes,3,opt,name=cachingMode,casttype=AzureDataDiskCachingMode"`
-	FSType      *string                   `json:"fsType,omitempty" protobuf:"bytes,4,opt,name=fsType"`
-	ReadOnly    *bool                     `json:"readOnly,omitempty" protobuf:"varint,5,opt,name=readOnly"`
-	Kind        *AzureDataDiskKind        `json:"kind,omitempty" protobuf:"bytes,6,opt,name=kind,casttype=AzureDataDiskKind"`
+	CachingMode *AzureDataDiskCachingMode `json:"cachingMode,omitempty" default:"\"ReadWrite\"" protobuf:"bytes,3,opt,name=cachingMode,casttype=AzureDataDiskCachingMode"`
+	FSType      *string                   `json:"fsType,omitempty" default:"\"ext4\"" protobuf:"bytes,4,opt,name=fsType"`
+	ReadOnly    *bool                     `json:"readOnly,omitempty" default:"false" protobuf:"varint,5,opt,name=readOnly"`
+	Kind        *AzureDataDiskKind        `json:"kind,omitempty" default:"\"Shared\"" protobuf:"bytes,6,opt,name=kind,casttype=AzureDataDiskKind"`
 }
 
 // PortworxVolumeSource is the core/v1 PortworxVolumeSource type of the Kubernetes API.
@@ -304,9 +304,9 @@ type ScaleIOVolumeSource struct {
 	SSLEnabled       bool                  `json:"sslEnabled,omitempty" protobuf:"varint,4,opt,name=sslEnabled"`
 	ProtectionDomain string                `json:"protectionDomain,omitempty" protobuf:"bytes,5,opt,name=protectionDomain"`
 	StoragePool      string                `json:"storagePool,omitempty" protobuf:"bytes,6,opt,name=storagePool"`
-	StorageMode      string                `json:"storageMode,omitempty" protobuf:"bytes,7,opt,name=storageMode"`
+	StorageMode      string                `json:"storageMode,omitempty" default:"\"ThinProvisioned\"" protobuf:"bytes,7,opt,name=storageMode"`
 	VolumeName       string                `json:"volumeName,omitempty" protobuf:"bytes,8,opt,name=volumeName"`
-	FSType           string                `json:"fsType,omitempty" protobuf:"bytes,9,opt,name=fsType"`
+	FSType           string                `json:"fsType,omitempty" default:"\"xfs\"" protobuf:"bytes,9,opt,name=fsType"`
 	ReadOnly         bool                  `json:"readOnly,omitempty" protobuf:"varint,10,opt,name=readOnly"`
 }
 
@@ -355,8 +355,8 @@ type ClusterTrustBundleProjection struct {
 
 // PodCertificateProjection is the core/v1 PodCertificateProjection type of the Kubernetes API.
 type PodCertificateProjection struct {
-	SignerName           string            `json:"signerName,omitempty" protobuf:"bytes,1,rep,name=signerName"`
-	KeyType              string            `json:"keyType,omitempty" protobuf:"bytes,2,rep,name=keyType"`
+	SignerName           string            `json:"signerName,omitempty" optional:"false" protobuf:"bytes,1,rep,name=signerName"`
+	KeyType              string            `json:"keyType,omitempty" optional:"false" protobuf:"bytes,2,rep,name=keyType"`
 	MaxExpirationSeconds *int32            `json:"maxExpirationSeconds,omitempty" protobuf:"varint,3,opt,name=maxExpirationSeconds"`
 	CredentialBundlePath string            `json:"credentialBundlePath,omitempty" protobuf:"bytes,4,rep,name=credentialBundlePath"`
 	KeyPath              string            `json:"keyPath,omitempty" protobuf:"bytes,5,rep,name=keyPath"`
@@ -367,7 +367,7 @@ type PodCertificateProjection struct {
 
 // ProjectedVolumeSource is the core/v1 ProjectedVolumeSource type of the Kubernetes API.
 type ProjectedVolumeSource struct {
-	Sources     []VolumeProjection `json:"sources" listType:"atomic" protobuf:"bytes,1,rep,name=sources"`
+	Sources     []VolumeProjection `json:"sources" listType:"atomic" optional:"true" protobuf:"bytes,1,rep,name=sources"`
 	DefaultMode *int32             `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
 	DefaultUser *int64             `json:"defaultUser,omitempty" protobuf:"varint,3,opt,name=defaultUser"`
 }
@@ -415,7 +415,7 @@ type ContainerPort struct {
 	Name          string   `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	HostPort      int32    `json:"hostPort,omitempty" protobuf:"varint,2,opt,name=hostPort"`
 	ContainerPort int32    `json:"containerPort" protobuf:"varint,3,opt,name=containerPort"`
-	Protocol      Protocol `json:"protocol,omitempty" protobuf:"bytes,4,opt,name=protocol,casttype=Protocol"`
+	Protocol      Protocol `json:"protocol,omitempty" default:"\"TCP\"" protobuf:"bytes,4,opt,name=protocol,casttype=Protocol"`
 	HostIP        string   `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 }
 
@@ -464,7 +464,7 @@ type FileKeySelector struct {
 	VolumeName string `json:"volumeName" protobuf:"bytes,1,opt,name=volumeName"`
 	Path       string `json:"path" protobuf:"bytes,2,opt,name=path"`
 	Key        string `json:"key" protobuf:"bytes,3,opt,name=key"`
-	Optional   *bool  `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
+	Optional   *bool  `json:"optional,omitempty" default:"false" protobuf:"varint,4,opt,name=optional"`
 }
 
 // ObjectFieldSelector is the core/v1 ObjectFieldSelector type of the Kubernetes API.
@@ -544,7 +544,7 @@ type TCPSocketAction struct {
 // GRPCAction is the core/v1 GRPCAction type of the Kubernetes API.
 type GRPCAction struct {
 	Port    int32          `json:"port" protobuf:"bytes,1,opt,name=port"`
-	Service *string        `json:"service" protobuf:"bytes,2,opt,name=service"`
+	Service *string        `json:"service" optional:"true" default:"\"\"" protobuf:"bytes,2,opt,name=service"`
 	Mode    *GRPCProbeMode `json:"mode,omitempty" protobuf:"bytes,3,opt,name=mode,casttype=GRPCProbeMode"`
 }
 
@@ -791,7 +791,7 @@ type VolumeStatus struct {
 
 // ImageVolumeStatus is the core/v1 ImageVolumeStatus type of the Kubernetes API.
 type ImageVolumeStatus struct {
-	ImageRef string `json:"imageRef,omitempty" protobuf:"bytes,1,opt,name=imageRef"`
+	ImageRef string `json:"imageRef,omitempty" optional:"false" protobuf:"bytes,1,opt,name=imageRef"`
 }
 
 // RestartPolicy is the core/v1 RestartPolicy type of the Kubernetes API.
@@ -802,7 +802,7 @@ type ContainerRestartPolicy string
 
 // ContainerRestartRule is the core/v1 ContainerRestartRule type of the Kubernetes API.
 type ContainerRestartRule struct {
-	Action    ContainerRestartRuleAction       `json:"action,omitempty" protobuf:"bytes,1,opt,name=action,casttype=ContainerRestartRuleAction"`
+	Action    ContainerRestartRuleAction       `json:"action,omitempty" optional:"false" protobuf:"bytes,1,opt,name=action,casttype=ContainerRestartRuleAction"`
 	ExitCodes *ContainerRestartRuleOnExitCodes `json:"exitCodes,omitempty" protobuf:"bytes,2,opt,name=exitCodes"`
 }
 
@@ -811,7 +811,7 @@ type ContainerRestartRuleAction string
 
 // ContainerRestartRuleOnExitCodes is the core/v1 ContainerRestartRuleOnExitCodes type of the Kubernetes API.
 type ContainerRestartRuleOnExitCodes struct {
-	Operator ContainerRestartRuleOnExitCodesOperator `json:"operator,omitempty" protobuf:"bytes,1,opt,name=operator,casttype=ContainerRestartRuleOnExitCodesOperator"`
+	Operator ContainerRestartRuleOnExitCodesOperator `json:"operator,omitempty" optional:"false" protobuf:"bytes,1,opt,name=operator,casttype=ContainerRestartRuleOnExitCodesOperator"`
 	Values   []int32                                 `json:"values,omitempty" listType:"set" protobuf:"varint,2,rep,name=values"`
 }
 
@@ -1264,7 +1264,7 @@ type ServiceSpec struct {
 // ServicePort is the core/v1 ServicePort type of the Kubernetes API.
 type ServicePort struct {
 	Name        string             `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	Protocol    Protocol           `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol,casttype=Protocol"`
+	Protocol    Protocol           `json:"protocol,omitempty" default:"\"TCP\"" protobuf:"bytes,2,opt,name=protocol,casttype=Protocol"`
 	AppProtocol *string            `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
 	Port        int32              `json:"port" protobuf:"varint,3,opt,name=port"`
 	TargetPort  intstr.IntOrString `json:"targetPort,omitempty" protobuf:"bytes,4,opt,name=targetPort"`
@@ -1388,7 +1388,7 @@ type NodeRuntimeHandlerFeatures struct {
 
 // NodeRuntimeHandler is the core/v1 NodeRuntimeHandler type of the Kubernetes API.
 type NodeRuntimeHandler struct {
-	Name     string                      `json:"name" protobuf:"bytes,1,opt,name=name"`
+	Name     string                      `json:"name" optional:"true" protobuf:"bytes,1,opt,name=name"`
 	Features *NodeRuntimeHandlerFeatures `json:"features,omitempty" protobuf:"bytes,2,opt,name=features"`
 }
 
@@ -1455,7 +1455,7 @@ type AttachedVolume struct {
 
 // ContainerImage is the core/v1 ContainerImage type of the Kubernetes API.
 type ContainerImage struct {
-	Names     []string `json:"names" listType:"atomic" protobuf:"bytes,1,rep,name=names"`
+	Names     []string `json:"names" listType:"atomic" optional:"true" protobuf:"bytes,1,rep,name=names"`
 	SizeBytes int64    `json:"sizeBytes,omitempty" protobuf:"varint,2,opt,name=sizeBytes"`
 }
 
@@ -1562,12 +1562,12 @@ type ObjectReference struct {
 
 // LocalObjectReference is the core/v1 LocalObjectReference type of the Kubernetes API.
 type LocalObjectReference struct {
-	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Name string `json:"name,omitempty" default:"\"\"" protobuf:"bytes,1,opt,name=name"`
 }
 
 // TypedLocalObjectReference is the core/v1 TypedLocalObjectReference type of the Kubernetes API.
 type TypedLocalObjectReference struct {
-	APIGroup *string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
+	APIGroup *string `json:"apiGroup" optional:"true" protobuf:"bytes,1,opt,name=apiGroup"`
 	Kind     string  `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 	Name     string  `json:"name" protobuf:"bytes,3,opt,name=name"`
 }
@@ -1594,8 +1594,8 @@ type Event struct {
 	Series              *EventSeries     `json:"series,omitempty" protobuf:"bytes,11,opt,name=series"`
 	Action              string           `json:"action,omitempty" protobuf:"bytes,12,opt,name=action"`
 	Related             *ObjectReference `json:"related,omitempty" structType:"atomic" protobuf:"bytes,13,opt,name=related"`
-	ReportingController string           `json:"reportingComponent" protobuf:"bytes,14,opt,name=reportingComponent"`
-	ReportingInstance   string           `json:"reportingInstance" protobuf:"bytes,15,opt,name=reportingInstance"`
+	ReportingController string           `json:"reportingComponent" optional:"true" protobuf:"bytes,14,opt,name=reportingComponent"`
+	ReportingInstance   string           `json:"reportingInstance" optional:"true" protobuf:"bytes,15,opt,name=reportingInstance"`
 }
 
 // EventSeries is the core/v1 EventSeries type of the Kubernetes API.

@@ -12,8 +12,8 @@ type EndpointSlice struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	AddressType       AddressType    `json:"addressType" protobuf:"bytes,4,rep,name=addressType"`
-	Endpoints         []Endpoint     `json:"endpoints" listType:"atomic" protobuf:"bytes,2,rep,name=endpoints"`
-	Ports             []EndpointPort `json:"ports" listType:"atomic" structType:"atomic" protobuf:"bytes,3,rep,name=ports"`
+	Endpoints         []Endpoint     `json:"endpoints" listType:"atomic" optional:"true" protobuf:"bytes,2,rep,name=endpoints"`
+	Ports             []EndpointPort `json:"ports" listType:"atomic" structType:"atomic" optional:"true" protobuf:"bytes,3,rep,name=ports"`
 }
 
 // AddressType is the discovery/v1 AddressType type of the Kubernetes API.

@@ -260,7 +260,7 @@ type DeleteOptions struct {
 	PropagationPolicy *DeletionPropagation `json:"propagationPolicy,omitempty" protobuf:"bytes,4,opt,name=propagationPolicy,casttype=DeletionPropagation"`
 	// DryRun, when it holds DryRunAll, runs the request without deleting
 	// anything.
-	DryRun []string `json:"dryRun,omitempty" protobuf:"bytes,5,rep,name=dryRun"`
+	DryRun []string `json:"dryRun,omitempty" listType:"atomic" protobuf:"bytes,5,rep,name=dryRun"`
 	// IgnoreStoreReadErrorWithClusterBreakingPotential deletes an object
 	// that can no longer be read from storage (it fails to decode or
 	// decrypt), skipping finalizers and admission. It is a last resort and

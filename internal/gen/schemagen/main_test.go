@@ -46,6 +46,39 @@ func TestCommentMarkers(t *testing.T) {
 	}
 }
 
+func TestOptionalAndDefaultMarkers(t *testing.T) {
+	l := &loaded{consts: []*ast.ValueSpec{{
+		Names:  []*ast.Ident{ast.NewIdent("CachingReadWrite")},
+		Values: []ast.Expr{&ast.BasicLit{Value: `"ReadWrite"`}},
+	}}}
+	for _, tc := range []struct {
+		name               string
+		doc                *ast.CommentGroup
+		optional, required bool
+		def                string
+	}{
+		{"none", comments("// The name."), false, false, ""},
+		{"optional", comments("// +optional"), true, false, ""},
+		{"required", comments("// +required"), false, true, ""},
+		{"k8s spelling is not read", comments("// +k8s:optional", "// +k8s:required"), false, false, ""},
+		{"literal default", comments("// +optional", `// +default="TCP"`), true, false, `"TCP"`},
+		{"boolean default", comments("// +default=false"), false, false, "false"},
+		{"ref default", comments("// +default=ref(CachingReadWrite)"), false, false, `"ReadWrite"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hasMarker(tc.doc, "optional"); got != tc.optional {
+				t.Errorf("optional = %v", got)
+			}
+			if got := hasMarker(tc.doc, "required"); got != tc.required {
+				t.Errorf("required = %v", got)
+			}
+			if got := defaultMarker(tc.doc, l); got != tc.def {
+				t.Errorf("default = %q, want %q", got, tc.def)
+			}
+		})
+	}
+}
+
 func TestNormaliseTag(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -75,6 +108,21 @@ func TestNormaliseTag(t *testing.T) {
 			"map and struct types",
 			"`json:\"x\" protobuf_key:\"bytes,1,opt,name=key\"`", false, markers{mapType: "atomic", structType: "atomic"},
 			"`json:\"x\" mapType:\"atomic\" structType:\"atomic\" protobuf_key:\"bytes,1,opt,name=key\"`",
+		},
+		{
+			"+optional without omitempty",
+			"`json:\"apiGroup\" protobuf:\"bytes,1,opt,name=apiGroup\"`", false, markers{optional: true},
+			"`json:\"apiGroup\" optional:\"true\" protobuf:\"bytes,1,opt,name=apiGroup\"`",
+		},
+		{
+			"+optional with omitempty says nothing new",
+			"`json:\"name,omitempty\"`", false, markers{optional: true},
+			"`json:\"name,omitempty\"`",
+		},
+		{
+			"+required with omitempty, and a default",
+			"`json:\"keyType,omitempty\" protobuf:\"bytes,2,rep,name=keyType\"`", false, markers{required: true, def: `"TCP"`},
+			"`json:\"keyType,omitempty\" optional:\"false\" default:\"\\\"TCP\\\"\" protobuf:\"bytes,2,rep,name=keyType\"`",
 		},
 		{
 			"embedded becomes inline",
@@ -111,7 +159,15 @@ func TestOutputIsCommitted(t *testing.T) {
 	if err != nil || len(generated) != len(pkgs) {
 		t.Fatalf("schemagen wrote %d files, want %d (%v)", len(generated), len(pkgs), err)
 	}
-	for _, g := range generated {
+	enums, _ := filepath.Glob(filepath.Join(out, "api", "*", "*", "zz_generated.enums.go"))
+	if len(enums) == 0 {
+		t.Error("schemagen wrote no zz_generated.enums.go")
+	}
+	committed, _ := filepath.Glob(filepath.Join(repo, "api", "*", "*", "zz_generated.enums.go"))
+	if len(committed) != len(enums) {
+		t.Errorf("%d zz_generated.enums.go committed, schemagen writes %d", len(committed), len(enums))
+	}
+	for _, g := range append(generated, enums...) {
 		rel, _ := filepath.Rel(out, g)
 		want, _ := os.ReadFile(g)
 		got, err := os.ReadFile(filepath.Join(repo, rel))
