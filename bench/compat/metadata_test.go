@@ -109,7 +109,9 @@ func TestMetadata(t *testing.T) {
 			}
 			events <- metaEvent{typ: typ, name: m.Name, labels: m.Labels}
 		}
-		factory := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, ns, nil)
+		// Only the test's own objects: a cluster (and kapi-apiserver) puts
+		// kube-root-ca.crt in every namespace.
+		factory := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, ns, func(o *metav1.ListOptions) { o.LabelSelector = "compat" })
 		inf := factory.ForResource(gvr).Informer()
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { record("add", obj) },
