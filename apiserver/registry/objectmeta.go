@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
-	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
 // Object metadata validation, as kube-apiserver's ValidateObjectMeta and
@@ -221,12 +220,12 @@ func validateOwnerReferences(refs []metav1.OwnerReference, path string) metav1.F
 			errs = append(errs, metav1.FieldRequired(p+".uid", "must not be empty"))
 		}
 		if ok && group == "" && version == "v1" && ref.Kind == "Event" {
-			errs = append(errs, metav1.FieldInvalid(p, ownerReferenceValue(ref), "/v1, Kind=Event is disallowed from being an owner"))
+			errs = append(errs, metav1.FieldInvalid(p, ref, "/v1, Kind=Event is disallowed from being an owner"))
 		}
 		if ref.Controller != nil && *ref.Controller {
 			this := ref.Kind + "/" + ref.Name
 			if controller != "" {
-				errs = append(errs, metav1.FieldInvalid(path, ownerReferencesValue(refs),
+				errs = append(errs, metav1.FieldInvalid(path, refs,
 					fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s and %s", controller, this)))
 			} else {
 				controller = this
@@ -261,7 +260,7 @@ func validateFinalizers(finalizers []string, path string) metav1.FieldErrors {
 		foreground = foreground || f == FinalizerDeleteDependents
 	}
 	if orphan && foreground {
-		errs = append(errs, metav1.FieldInvalid(path, stringList(finalizers),
+		errs = append(errs, metav1.FieldInvalid(path, finalizers,
 			fmt.Sprintf("finalizer %s and %s cannot be both set", FinalizerOrphanDependents, FinalizerDeleteDependents)))
 	}
 	return errs
@@ -339,20 +338,3 @@ func sortedMapKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
-
-// jsonValue is a rejected value that kube-apiserver shows as JSON in a
-// message (an owner reference, a list).
-type jsonValue struct{ v any }
-
-// String renders the value as compact JSON.
-func (j jsonValue) String() string {
-	b, err := kjson.Marshal(j.v)
-	if err != nil {
-		return fmt.Sprint(j.v)
-	}
-	return string(b)
-}
-
-func stringList(s []string) jsonValue                             { return jsonValue{s} }
-func ownerReferenceValue(r metav1.OwnerReference) jsonValue       { return jsonValue{r} }
-func ownerReferencesValue(refs []metav1.OwnerReference) jsonValue { return jsonValue{refs} }

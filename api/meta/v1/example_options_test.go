@@ -127,7 +127,7 @@ func ExampleValidateCreateOptions() {
 	errs := metav1.ValidateCreateOptions(opts)
 	fmt.Println(metav1.NewInvalidOptions("CreateOptions", errs).Message)
 	// Output:
-	// CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"
+	// CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"
 }
 
 // Status constructors produce the bodies kube-apiserver sends.

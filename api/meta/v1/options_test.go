@@ -371,7 +371,7 @@ func TestGoldenQueries(t *testing.T) {
 		{38, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
 		{39, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Sometimes": supported values: "Exact", "NotOlderThan", ""`},
 		{40, ""}, {41, ""}, {42, ""}, {43, ""}, {44, ""}, {61, ""},
-		{62, `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"`},
+		{62, `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"`},
 		{64, ""}, {73, ""}, {74, ""}, {75, ""}, {76, ""}, {81, ""}, {83, ""},
 		{93, ""}, {94, ""}, {95, ""}, {96, ""}, {97, ""}, {98, ""}, {99, ""}, {100, ""}, {103, ""}, {104, ""},
 	} {
@@ -528,17 +528,17 @@ func TestValidateWriteOptions(t *testing.T) {
 		{"create ok", ValidateCreateOptions(CreateOptions{DryRun: []string{DryRunAll}, FieldManager: strings.Repeat("m", 128), FieldValidation: FieldValidationStrict}), nil},
 		{"create everything wrong", ValidateCreateOptions(CreateOptions{DryRun: []string{"All", "Some"}, FieldManager: long, FieldValidation: "strict"}), []string{
 			"fieldManager: Too long: may not be more than 128 bytes",
-			`dryRun: Unsupported value: []string{"All", "Some"}: supported values: "All"`,
+			`dryRun: Unsupported value: ["All","Some"]: supported values: "All"`,
 			`fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"`,
 		}},
-		{"create bare dryRun", ValidateCreateOptions(CreateOptions{DryRun: []string{""}}), []string{`dryRun: Unsupported value: []string{""}: supported values: "All"`}},
+		{"create bare dryRun", ValidateCreateOptions(CreateOptions{DryRun: []string{""}}), []string{`dryRun: Unsupported value: [""]: supported values: "All"`}},
 		{"create non-printable manager", ValidateCreateOptions(CreateOptions{FieldManager: "a\tb\x00"}), []string{
 			`fieldManager: Invalid value: "a\tb\x00": invalid character U+0009 (at position 1)`,
 			`fieldManager: Invalid value: "a\tb\x00": invalid character U+0000 (at position 3)`,
 		}},
 		{"update ok", ValidateUpdateOptions(UpdateOptions{FieldManager: "kubectl-edit", FieldValidation: FieldValidationWarn}), nil},
 		{"update bad", ValidateUpdateOptions(UpdateOptions{DryRun: []string{"Some"}, FieldValidation: "Loud"}), []string{
-			`dryRun: Unsupported value: []string{"Some"}: supported values: "All"`,
+			`dryRun: Unsupported value: ["Some"]: supported values: "All"`,
 			`fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`,
 		}},
 		{"apply ok", ValidatePatchOptions(PatchOptions{FieldManager: "alice", Force: new(true)}, true), nil},
@@ -546,7 +546,7 @@ func TestValidateWriteOptions(t *testing.T) {
 		{"merge patch ok", ValidatePatchOptions(PatchOptions{FieldManager: "bob"}, false), nil},
 		{"merge patch with force", ValidatePatchOptions(PatchOptions{Force: new(false), DryRun: []string{"x"}}, false), []string{
 			"force: Forbidden: may not be specified for non-apply patch",
-			`dryRun: Unsupported value: []string{"x"}: supported values: "All"`,
+			`dryRun: Unsupported value: ["x"]: supported values: "All"`,
 		}},
 		{"delete ok", ValidateDeleteOptions(DeleteOptions{GracePeriodSeconds: new(int64(0)), PropagationPolicy: &orphan, DryRun: []string{DryRunAll}}), nil},
 		{"delete both policies", ValidateDeleteOptions(DeleteOptions{OrphanDependents: new(true), PropagationPolicy: &orphan}), []string{

@@ -2,6 +2,7 @@ package v1
 
 import (
 	"fmt"
+	"github.com/kapi-dev/kapi/internal/kjson"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -570,6 +571,11 @@ func formatBadValue(v any) string {
 		return strconv.Quote(t)
 	case fmt.Stringer:
 		return t.String()
+	}
+	// Lists, maps and structs are shown as compact JSON, as kube-apiserver
+	// does since v1.33 (before, Go syntax: []string{"x"}).
+	if b, err := kjson.Marshal(v); err == nil {
+		return string(b)
 	}
 	return fmt.Sprintf("%#v", v)
 }
