@@ -116,6 +116,16 @@ func TestCustomResourceDefinitions(t *testing.T) {
 	})
 
 	t.Run("discovery", func(t *testing.T) {
+		// A real server adds an Established CRD to discovery shortly after,
+		// not at once.
+		e.waitCondition(t, "discovery to list the CRD's group", func() bool {
+			if e.get(t, "/apis/"+group+"/v1").Code != http.StatusOK {
+				return false
+			}
+			apis := expect(t, e.get(t, "/apis"), http.StatusOK)
+			groups, _ := apis["groups"].([]any)
+			return slices.ContainsFunc(groups, func(x any) bool { return x.(map[string]any)["name"] == group })
+		})
 		list := expect(t, e.get(t, "/apis/"+group+"/v1"), http.StatusOK)
 		entries := resourceEntries(t, list)
 		w, ok := entries["widgets"]
