@@ -142,7 +142,7 @@ func (h *handler) watch() {
 			if !sendBookmarks {
 				continue
 			}
-			obj = h.bookmarkObject(ev, opts.SendInitialEvents != nil && *opts.SendInitialEvents)
+			obj = h.bookmarkObject(ev)
 		default:
 			obj = ev.Object
 		}
@@ -172,12 +172,13 @@ func (h *handler) watch() {
 }
 
 // bookmarkObject is an object of the watched kind carrying only the bookmark's
-// resourceVersion (and the initial-events-end annotation when it ends a
-// streaming list).
-func (h *handler) bookmarkObject(ev storage.Event, streaming bool) metav1.Object {
+// resourceVersion, and the initial-events-end annotation when it ends the
+// initial events: of a streaming list, and (as kube-apiserver v1.37 does) of
+// a watch from resourceVersion "" or "0", which starts with the current state.
+func (h *handler) bookmarkObject(ev storage.Event) metav1.Object {
 	obj := h.res.New()
 	obj.SetResourceVersion(strconv.FormatUint(ev.Revision, 10))
-	if ev.InitialEventsEnd && streaming {
+	if ev.InitialEventsEnd {
 		obj.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	}
 	return obj

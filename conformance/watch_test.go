@@ -232,6 +232,35 @@ func TestWatch(t *testing.T) {
 		})
 	}
 
+	// kube-apiserver v1.37: with bookmarks allowed, the ADDED events of the
+	// initial state are followed by a BOOKMARK annotated
+	// k8s.io/initial-events-end, as after a streaming list.
+	for _, rvParam := range []string{"", "0"} {
+		t.Run("initial-state-bookmark/rv="+rvParam, func(t *testing.T) {
+			t.Parallel()
+			ns := e.namespace(t)
+			secrets := "/api/v1/namespaces/" + ns + "/secrets"
+			s1 := expect(t, e.post(t, secrets, obj{"metadata": obj{"name": "s1"}}), http.StatusCreated)
+			kv := []string{"watch", "1", "timeoutSeconds", "30", "allowWatchBookmarks", "true"}
+			if rvParam != "" {
+				kv = append(kv, "resourceVersion", rvParam)
+			}
+			w := e.watch(t, secrets+q(kv...))
+			ev := w.next(t, 5*time.Second)
+			if ev.Type != "ADDED" || name(ev.Object) != "s1" {
+				t.Fatalf("first event %s %s, want ADDED s1", ev.Type, compact(ev.Object))
+			}
+			ev = w.next(t, 5*time.Second)
+			if ev.Type != "BOOKMARK" {
+				t.Fatalf("event after the initial state: %s %s, want the BOOKMARK ending it", ev.Type, compact(ev.Object))
+			}
+			checkBookmark(t, ev, "Secret", "v1", true)
+			if rvNum(t, rv(ev.Object)) < rvNum(t, rv(s1)) {
+				t.Errorf("initial-events-end BOOKMARK at %s, before the state it ends (%s)", rv(ev.Object), rv(s1))
+			}
+		})
+	}
+
 	t.Run("timeoutSeconds", func(t *testing.T) {
 		t.Parallel()
 		ns := e.namespace(t)
