@@ -276,29 +276,12 @@ func (c *crdController) follow(ctx context.Context, rev uint64) {
 			rev = list.Revision
 			continue
 		}
-		rev = c.drain(ctx, w, rev)
-		w.Stop()
-	}
-}
-
-// drain handles the events of w until it ends; it returns the last revision
-// seen.
-func (c *crdController) drain(ctx context.Context, w storage.Watcher, rev uint64) uint64 {
-	for {
-		select {
-		case <-ctx.Done():
-			return rev
-		case ev, ok := <-w.ResultChan():
-			if !ok || ev.Type == storage.Failed {
-				return rev
-			}
-			if ev.Revision > rev {
-				rev = ev.Revision
-			}
+		rev = drainWatch(ctx, w, rev, func(ctx context.Context, ev storage.Event) {
 			if ev.Object != nil && ev.Type != storage.Bookmark {
 				c.sync(ctx, ev.Object.GetName())
 			}
-		}
+		})
+		w.Stop()
 	}
 }
 

@@ -100,50 +100,14 @@ func (s *Server) createKubernetesService(ctx context.Context) error {
 // (they check every ten seconds; kapi follows a watch). They are not put
 // back when changed.
 func (s *Server) startKubernetesServiceController() {
-	ctx := s.ctx
-	rev := s.store.Revision()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for ctx.Err() == nil {
-			w, err := s.store.Watch(ctx, "/", storage.WatchOptions{ResourceVersion: rev})
-			if err != nil {
-				// Lost our place (compacted): create what is missing, go on
-				// from now.
-				rev = s.store.Revision()
-				if err := s.createKubernetesService(ctx); err != nil && ctx.Err() == nil {
-					s.cfg.Logger.Error("apiserver: kubernetes service", "err", err)
-				}
-				select { // do not spin on a failing store
-				case <-ctx.Done():
-				case <-time.After(100 * time.Millisecond):
-				}
-				continue
-			}
-			rev = s.followKubernetesService(ctx, w, rev)
-			w.Stop()
-		}
-	}()
-}
-
-func (s *Server) followKubernetesService(ctx context.Context, w storage.Watcher, rev uint64) uint64 {
-	for {
-		select {
-		case <-ctx.Done():
-			return rev
-		case ev, ok := <-w.ResultChan():
-			if !ok || ev.Type == storage.Failed {
-				return rev
-			}
-			if ev.Revision > rev {
-				rev = ev.Revision
-			}
-			if ev.Type != storage.Deleted || ev.Object == nil || ev.Object.GetNamespace() != "default" || ev.Object.GetName() != kubernetesServiceName {
-				continue
-			}
-			if err := s.createKubernetesService(ctx); err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Error("apiserver: recreating the kubernetes service", "err", err)
-			}
+	recreate := func(ctx context.Context) {
+		if err := s.createKubernetesService(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Error("apiserver: recreating the kubernetes service", "err", err)
 		}
 	}
+	s.followStore("/", s.store.Revision(), 100*time.Millisecond, recreate, func(ctx context.Context, ev storage.Event) {
+		if ev.Type == storage.Deleted && ev.Object != nil && ev.Object.GetNamespace() == "default" && ev.Object.GetName() == kubernetesServiceName {
+			recreate(ctx)
+		}
+	})
 }

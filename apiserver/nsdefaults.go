@@ -44,70 +44,37 @@ func (s *Server) namespaceDefaultsEnabled() bool {
 // deleted. The namespaces that already exist are seen to before it returns,
 // so that a new server's system namespaces have them at once.
 func (s *Server) startNamespaceDefaults() {
-	ctx := s.ctx
 	rev := s.store.Revision()
-	if list, err := s.store.List(ctx, "/core/namespaces/", storage.ListOptions{}); err == nil {
+	all := func(ctx context.Context) {
+		list, err := s.store.List(ctx, "/core/namespaces/", storage.ListOptions{})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.cfg.Logger.Error("apiserver: namespace defaults", "err", err)
+			}
+			return
+		}
 		for _, ns := range list.Items {
 			s.ensureNamespaceDefaults(ctx, ns.GetName())
 		}
-		rev = list.Revision
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for ctx.Err() == nil {
-			w, err := s.store.Watch(ctx, "/core/", storage.WatchOptions{ResourceVersion: rev})
-			if err != nil {
-				// Lost our place (compacted): see to every namespace again.
-				w, err = s.store.Watch(ctx, "/core/", storage.WatchOptions{SendInitialEvents: true})
-			}
-			if err != nil {
-				if ctx.Err() == nil {
-					s.cfg.Logger.Error("apiserver: namespace defaults watch", "err", err)
-					select { // do not spin on a failing store
-					case <-ctx.Done():
-					case <-time.After(time.Second):
-					}
-				}
-				continue
-			}
-			rev = s.followNamespaceDefaults(ctx, w, rev)
-			w.Stop()
-		}
-	}()
+	all(s.ctx)
+	s.followStore("/core/", rev, time.Second, all, s.namespaceDefaultsEvent)
 }
 
-// followNamespaceDefaults reacts to the watch's events until it ends, and
-// returns the last revision seen.
-func (s *Server) followNamespaceDefaults(ctx context.Context, w storage.Watcher, rev uint64) uint64 {
-	for {
-		select {
-		case <-ctx.Done():
-			return rev
-		case ev, ok := <-w.ResultChan():
-			if !ok || ev.Type == storage.Failed {
-				return rev
-			}
-			if ev.Revision > rev {
-				rev = ev.Revision
-			}
-			if ev.Object == nil {
-				continue
-			}
-			switch o := ev.Object.(type) {
-			case *corev1.Namespace:
-				if ev.Type != storage.Deleted {
-					s.ensureNamespaceDefaults(ctx, o.Name)
-				}
-			case *corev1.ServiceAccount:
-				if ev.Type == storage.Deleted && o.Name == DefaultServiceAccountName {
-					s.ensureNamespaceDefaults(ctx, o.Namespace)
-				}
-			case *corev1.ConfigMap:
-				if o.Name == RootCAConfigMapName && (ev.Type == storage.Deleted || !s.rootCACurrent(o)) {
-					s.ensureNamespaceDefaults(ctx, o.Namespace)
-				}
-			}
+// namespaceDefaultsEvent sees to the namespace an event concerns.
+func (s *Server) namespaceDefaultsEvent(ctx context.Context, ev storage.Event) {
+	switch o := ev.Object.(type) {
+	case *corev1.Namespace:
+		if ev.Type != storage.Deleted {
+			s.ensureNamespaceDefaults(ctx, o.Name)
+		}
+	case *corev1.ServiceAccount:
+		if ev.Type == storage.Deleted && o.Name == DefaultServiceAccountName {
+			s.ensureNamespaceDefaults(ctx, o.Namespace)
+		}
+	case *corev1.ConfigMap:
+		if o.Name == RootCAConfigMapName && (ev.Type == storage.Deleted || !s.rootCACurrent(o)) {
+			s.ensureNamespaceDefaults(ctx, o.Namespace)
 		}
 	}
 }

@@ -1,0 +1,53 @@
+package apiserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/kapi-dev/kapi/apiserver/storage"
+)
+
+// followStore runs the loop of a controller the server owns: in a goroutine
+// stopped by Close, it watches the store under prefix from revision rev and
+// calls handle for each event. When a watch cannot start (its revision was
+// compacted, or the store fails), it calls resync to see to the current
+// state, waits retry so as not to spin on a failing store, and watches again
+// from the revision it had before resync began, so that no change is missed.
+func (s *Server) followStore(prefix string, rev uint64, retry time.Duration, resync func(context.Context), handle func(context.Context, storage.Event)) {
+	ctx := s.ctx
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for ctx.Err() == nil {
+			w, err := s.store.Watch(ctx, prefix, storage.WatchOptions{ResourceVersion: rev})
+			if err != nil {
+				rev = s.store.Revision()
+				resync(ctx)
+				select {
+				case <-ctx.Done():
+				case <-time.After(retry):
+				}
+				continue
+			}
+			rev = drainWatch(ctx, w, rev, handle)
+			w.Stop()
+		}
+	}()
+}
+
+// drainWatch calls handle for each event of w until w ends or ctx is done,
+// and returns the last revision seen.
+func drainWatch(ctx context.Context, w storage.Watcher, rev uint64, handle func(context.Context, storage.Event)) uint64 {
+	for {
+		select {
+		case <-ctx.Done():
+			return rev
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == storage.Failed {
+				return rev
+			}
+			rev = max(rev, ev.Revision)
+			handle(ctx, ev)
+		}
+	}
+}
