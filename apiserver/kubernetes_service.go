@@ -100,9 +100,24 @@ func (s *Server) createKubernetesService(ctx context.Context) error {
 // (they check every ten seconds; kapi follows a watch). They are not put
 // back when changed.
 func (s *Server) startKubernetesServiceController() {
+	// A delete gives back the Service's cluster IP just after the store
+	// removes it, so a create that follows the event at once may find the
+	// address still taken: retry, backing off to kube-apiserver's own period
+	// of ten seconds.
 	recreate := func(ctx context.Context) {
-		if err := s.createKubernetesService(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Error("apiserver: recreating the kubernetes service", "err", err)
+		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 10*time.Second) {
+			err := s.createKubernetesService(ctx)
+			if err == nil || ctx.Err() != nil {
+				return
+			}
+			if wait >= time.Second {
+				s.cfg.Logger.Error("apiserver: recreating the kubernetes service", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
 	}
 	s.followStore("/", s.store.Revision(), 100*time.Millisecond, recreate, func(ctx context.Context, ev storage.Event) {
