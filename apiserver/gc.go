@@ -621,7 +621,8 @@ func (g *garbageCollector) resourceOf(obj storage.Object) *registry.Resource {
 			}
 		}
 	}
-	for _, r := range g.allResources() {
+	all, _ := g.s.reg.All()
+	for _, r := range all {
 		if reflect.TypeOf(r.New()) != t {
 			continue
 		}
@@ -637,7 +638,8 @@ func (g *garbageCollector) resourceOf(obj storage.Object) *registry.Resource {
 // or to nil when several resources share it.
 func (g *garbageCollector) learnTypes() {
 	g.types = map[reflect.Type]*registry.Resource{}
-	for _, r := range g.allResources() {
+	all, _ := g.s.reg.All()
+	for _, r := range all {
 		t := reflect.TypeOf(r.New())
 		if prev, ok := g.types[t]; ok && (prev == nil || prev.Group != r.Group || prev.Resource != r.Resource) {
 			g.types[t] = nil
@@ -645,14 +647,4 @@ func (g *garbageCollector) learnTypes() {
 		}
 		g.types[t] = r
 	}
-}
-
-func (g *garbageCollector) allResources() []*registry.Resource {
-	var out []*registry.Resource
-	for _, group := range g.s.reg.GroupOrder() {
-		for _, v := range g.s.reg.Groups()[group] {
-			out = append(out, g.s.reg.ForGroupVersion(group, v)...)
-		}
-	}
-	return out
 }
