@@ -410,12 +410,7 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	case mt.Type == "application" && mt.Subtype == offerProtobuf.Subtype && h.res.Protobuf:
 		obj = h.res.New()
 		if _, err := codec.UnmarshalProtobuf(body, obj.(codec.ProtoUnmarshaler)); err != nil {
-			msg := err.Error()
-			if errors.Is(err, codec.ErrNotProtobufEnvelope) {
-				// kube-apiserver's wording (golden 57).
-				msg = fmt.Sprintf("provided data does not appear to be a protobuf message, expected prefix %v (%x)", []byte(codec.EnvelopeMagic), body[:min(len(body), 32)])
-			}
-			return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type " + h.res.Kind + "): " + msg)
+			return nil, badProtobufObject(h.res.Kind, body, err)
 		}
 	default:
 		return nil, metav1.NewUnsupportedMediaType(accepted)
@@ -473,6 +468,16 @@ func (h *handler) asDecoded(obj registry.Object) {
 
 // badBody words a JSON decoding failure as kube-apiserver does (golden 56),
 // using encoding/json's message for a syntax error.
+// badProtobufObject is the 400 for a protobuf body that does not decode as
+// an object of kind, worded as kube-apiserver (golden 57).
+func badProtobufObject(kind string, body []byte, err error) *metav1.Status {
+	msg := err.Error()
+	if errors.Is(err, codec.ErrNotProtobufEnvelope) {
+		msg = fmt.Sprintf("provided data does not appear to be a protobuf message, expected prefix %v (%x)", []byte(codec.EnvelopeMagic), body[:min(len(body), 32)])
+	}
+	return metav1.NewBadRequest("the object provided is unrecognized (must be of type " + kind + "): " + msg)
+}
+
 func (h *handler) badBody(body []byte, err error) *metav1.Status {
 	var probe map[string]any
 	if jerr := json.Unmarshal(body, &probe); jerr != nil {

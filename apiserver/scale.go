@@ -496,11 +496,7 @@ func (h *handler) decodeScale() (*autoscalingv1.Scale, *metav1.Status) {
 	if mt.Subtype == offerProtobuf.Subtype {
 		tm, err := codec.UnmarshalProtobuf(body, &sc)
 		if err != nil {
-			msg := err.Error()
-			if errors.Is(err, codec.ErrNotProtobufEnvelope) {
-				msg = fmt.Sprintf("provided data does not appear to be a protobuf message, expected prefix %v (%x)", []byte(codec.EnvelopeMagic), body[:min(len(body), 32)])
-			}
-			return nil, metav1.NewBadRequest("the object provided is unrecognized (must be of type Scale): " + msg)
+			return nil, badProtobufObject("Scale", body, err)
 		}
 		sc.TypeMeta = tm // checked below as a JSON body's
 		return checkScaleType(&sc)
