@@ -200,23 +200,22 @@ func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *na
 	for _, c := range namespaceConditions {
 		want[c.typ] = corev1.NamespaceCondition{Type: c.typ, Status: corev1.ConditionFalse, Reason: c.reason, Message: c.message}
 	}
-	if len(left.byResource) > 0 {
-		var parts []string
-		for r, n := range left.byResource {
-			parts = append(parts, fmt.Sprintf("%s has %d resource instances", r, n))
+	// counted lists what is left, sorted, as the namespace controller words it.
+	counted := func(counts map[string]int, format string) string {
+		parts := make([]string, 0, len(counts))
+		for k, n := range counts {
+			parts = append(parts, fmt.Sprintf(format, k, n))
 		}
 		slices.Sort(parts)
+		return strings.Join(parts, ", ")
+	}
+	if len(left.byResource) > 0 {
 		want["NamespaceContentRemaining"] = corev1.NamespaceCondition{Type: "NamespaceContentRemaining", Status: corev1.ConditionTrue,
-			Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + strings.Join(parts, ", ")}
+			Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + counted(left.byResource, "%s has %d resource instances")}
 	}
 	if len(left.byFinalizer) > 0 {
-		var parts []string
-		for f, n := range left.byFinalizer {
-			parts = append(parts, fmt.Sprintf("%s in %d resource instances", f, n))
-		}
-		slices.Sort(parts)
 		want["NamespaceFinalizersRemaining"] = corev1.NamespaceCondition{Type: "NamespaceFinalizersRemaining", Status: corev1.ConditionTrue,
-			Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: " + strings.Join(parts, ", ")}
+			Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: " + counted(left.byFinalizer, "%s in %d resource instances")}
 	}
 	now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
 	_, err := s.store.GuaranteedUpdate(ctx, "/core/namespaces/"+ns, false, nil, func(cur storage.Object) (storage.Object, error) {
