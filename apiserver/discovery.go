@@ -247,9 +247,8 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 }
 
 // apiResources are the entries of resources (sorted by name) in their group
-// version's APIResourceList, each followed by its subresources: for a
-// built-in kind in path order (scale before status), for a custom resource
-// status before scale, as kube-apiserver lists them.
+// version's APIResourceList, each followed by its subresources in the
+// order the registry lists them.
 func (s *Server) apiResources(resources []*registry.Resource) []metav1.APIResource {
 	var out []metav1.APIResource
 	for _, res := range resources {
@@ -258,25 +257,12 @@ func (s *Server) apiResources(resources []*registry.Resource) []metav1.APIResour
 			Verbs: s.verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
 			StorageVersionHash: storageVersionHash(res.Group, cmp.Or(res.StorageVersion, res.Version), res.Kind),
 		})
-		var subs []metav1.APIResource
-		if hasScale(res) { // scale.go
-			subs = append(subs, metav1.APIResource{
-				Name: res.Resource + "/scale", Namespaced: res.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale",
-				Verbs: metav1.Verbs{"get", "patch", "update"},
+		for _, sub := range res.Subresources {
+			out = append(out, metav1.APIResource{
+				Name: res.Resource + "/" + sub.Name, Namespaced: res.Namespaced,
+				Group: sub.Kind.Group, Version: sub.Kind.Version, Kind: sub.Kind.Kind, Verbs: sub.Verbs,
 			})
 		}
-		if res.StatusSubresource {
-			status := metav1.APIResource{
-				Name: res.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
-				Verbs: metav1.Verbs{"get", "patch", "update"},
-			}
-			if res.Custom {
-				subs = append([]metav1.APIResource{status}, subs...)
-			} else {
-				subs = append(subs, status)
-			}
-		}
-		out = append(out, subs...)
 	}
 	return out
 }
@@ -288,7 +274,7 @@ func (s *Server) verbsOf(res *registry.Resource) []string {
 	if res.Custom && s.crds != nil && s.crds.terminatingResource(res) {
 		return []string{"delete", "deletecollection", "get", "list", "watch"}
 	}
-	return res.Verbs()
+	return res.Verbs
 }
 
 // terminatingResource reports whether res is served for a CRD being

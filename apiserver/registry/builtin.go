@@ -9,6 +9,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	discoveryv1 "github.com/kapi-dev/kapi/api/discovery/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/internal/builtin"
 )
 
 // Options configure the server-side behaviour of the built-in resources.
@@ -72,8 +73,7 @@ func BuiltinWith(opts Options) (*Registry, error) {
 }
 
 func builtins(opts Options, svc services) []*Resource {
-	pods := Typed[corev1.Pod](&Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
-		Categories: []string{"all"}, StatusSubresource: true, Generation: true, SelectableFields: podFields, Validate: validatePod,
+	pods := kind[corev1.Pod]("", "v1", "pods", Resource{StatusSubresource: true, Generation: true, SelectableFields: podFields, Validate: validatePod,
 		Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(true, false),
 		Default: defaultPod,
 		PrepareForCreate: func(o Object) {
@@ -94,18 +94,18 @@ func builtins(opts Options, svc services) []*Resource {
 		return forbidden(pods, o, checkPodCreate(o.(*corev1.Pod)))
 	}
 	return []*Resource{
-		Typed[corev1.ConfigMap](&Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"},
+		kind[corev1.ConfigMap]("", "v1", "configmaps", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateConfigMap}),
-		Typed[corev1.Event](&Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
+		kind[corev1.Event]("", "v1", "events", Resource{
 			SelectableFields: eventFields, Meta: MetaRules{Name: NameIsPathSegment}}),
-		Typed[corev1.Namespace](&Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace", ShortNames: []string{"ns"},
+		kind[corev1.Namespace]("", "v1", "namespaces", Resource{
 			StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace,
 			StatusMetadata: statusMetadata(false, false), PrepareForCreate: prepareNamespace,
 			Default: defaultNamespace, PrepareForUpdate: func(o, _ Object) { defaultNamespace(o) },
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}}),
-		Typed[corev1.Node](&Resource{Version: "v1", Resource: "nodes", Kind: "Node", ShortNames: []string{"no"}, StatusSubresource: true,
+		kind[corev1.Node]("", "v1", "nodes", Resource{StatusSubresource: true,
 			Meta: MetaRules{Kube: true, NewFirst: true}, StatusMetadata: statusMetadata(false, false),
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
@@ -117,7 +117,7 @@ func builtins(opts Options, svc services) []*Resource {
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultNodeSpec(o.(*corev1.Node)) }}),
 		pods,
-		Typed[corev1.Secret](&Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
+		kind[corev1.Secret]("", "v1", "secrets", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateSecret,
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"type": string(o.(*corev1.Secret).Type)}
@@ -125,15 +125,12 @@ func builtins(opts Options, svc services) []*Resource {
 			Default:          defaultSecret,
 			PrepareForCreate: defaultSecret,
 			PrepareForUpdate: func(o, _ Object) { defaultSecret(o) }}),
-		Typed[corev1.ServiceAccount](&Resource{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
-			ShortNames: []string{"sa"}, Meta: builtinMeta(NameIsDNSSubdomain), ReturnDeletedObject: true}),
-		Typed[corev1.Service](&Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"},
-			Categories: []string{"all"}, StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
+		kind[corev1.ServiceAccount]("", "v1", "serviceaccounts", Resource{Meta: builtinMeta(NameIsDNSSubdomain), ReturnDeletedObject: true}),
+		kind[corev1.Service]("", "v1", "services", Resource{StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
 			StatusMetadata: statusMetadata(false, false),
 			Default:        defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
 			Validate: svc.validate, Admit: svc.admit, Release: svc.release, Retain: svc.retain, ReturnDeletedObject: true}),
-		Typed[appsv1.Deployment](&Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
-			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
+		kind[appsv1.Deployment]("apps", "v1", "deployments", Resource{StatusSubresource: true, Generation: true,
 			GenerationOnAnnotations: true, Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
 			Validate: validateDeployment, Default: defaultDeployment,
 			PrepareForCreate: func(o Object) {
@@ -141,13 +138,12 @@ func builtins(opts Options, svc services) []*Resource {
 				ResetStatus(o)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
-		Typed[coordinationv1.Lease](&Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true,
+		kind[coordinationv1.Lease]("coordination.k8s.io", "v1", "leases", Resource{
 			Meta: MetaRules{UpdateOnly: true}}),
-		Typed[corev1.Endpoints](&Resource{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"},
+		kind[corev1.Endpoints]("", "v1", "endpoints", Resource{
 			Default: defaultEndpoints, PrepareForCreate: defaultEndpoints, PrepareForUpdate: func(o, _ Object) { defaultEndpoints(o) },
 			Meta: builtinMeta(NameIsDNSSubdomain), Warning: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
-		Typed[discoveryv1.EndpointSlice](&Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice",
-			Namespaced: true, Generation: true, Default: defaultEndpointSlice, PrepareForCreate: defaultEndpointSlice,
+		kind[discoveryv1.EndpointSlice]("discovery.k8s.io", "v1", "endpointslices", Resource{Generation: true, Default: defaultEndpointSlice, PrepareForCreate: defaultEndpointSlice,
 			PrepareForUpdate: func(o, _ Object) { defaultEndpointSlice(o) }, Meta: builtinMeta(NameIsDNSSubdomain)}),
 	}
 }
@@ -277,4 +273,28 @@ func validateDeployment(o, _ Object) metav1.FieldErrors {
 		errs = append(errs, metav1.FieldRequired("spec.template.spec.containers", ""))
 	}
 	return errs
+}
+
+// kind describes the built-in resource group/version/resource of Go type
+// T: its names, scope, short names, categories, verbs and subresources as
+// kube-apiserver v1.37 lists them (internal/builtin), with the behaviour b
+// gives it.
+func kind[T any, PT interface {
+	*T
+	metav1.Object
+	DeepCopy() *T
+	GetObjectKind() *metav1.TypeMeta
+}](group, version, resource string, b Resource) *Resource {
+	d, ok := builtin.Lookup(group, version, resource)
+	if !ok {
+		panic("registry: " + group + "/" + version + "/" + resource + " is not a built-in resource of kube-apiserver v1.37")
+	}
+	r := b
+	r.Group, r.Version, r.Resource, r.Singular, r.Kind = d.Group, d.Version, d.Resource, d.Singular, d.Kind
+	r.Namespaced, r.ShortNames, r.Categories, r.Verbs = d.Namespaced, d.ShortNames, d.Categories, d.Verbs
+	r.Subresources = make([]Subresource, len(d.Subresources))
+	for i, s := range d.Subresources {
+		r.Subresources[i] = Subresource{Name: s.Name, Kind: metav1.GroupVersionKind{Group: s.Group, Version: s.Version, Kind: s.Kind}, Verbs: s.Verbs}
+	}
+	return Typed[T, PT](&r)
 }

@@ -84,6 +84,7 @@ func CustomResource(crd *apiextensionsv1.CustomResourceDefinition, version strin
 			}
 		}
 	}
+	r.Verbs, r.Subresources = defaultVerbs(true), defaultSubresources(r)
 	r.PrinterColumns = append([]apiextensionsv1.CustomResourceColumnDefinition(nil), ver.AdditionalPrinterColumns...)
 	if len(ver.SelectableFields) > 0 {
 		paths := make([]string, len(ver.SelectableFields))

@@ -92,7 +92,7 @@ func TestCustomResource(t *testing.T) {
 	if errs := r.Validate(bad, nil); len(errs) != 1 || errs[0].Field != "spec.size" {
 		t.Errorf("Validate: %v", errs)
 	}
-	if v := r.Verbs(); v[5] != "create" {
+	if v := r.Verbs; v[5] != "create" {
 		t.Errorf("verbs %v", v)
 	}
 

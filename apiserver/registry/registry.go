@@ -58,6 +58,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,6 +82,14 @@ type Resource struct {
 	Namespaced     bool
 	ShortNames     []string
 	Categories     []string
+	// Verbs are the verbs the resource serves, as discovery lists them
+	// (sorted for a built-in resource). Registration fills in every verb
+	// of a stored resource when nil.
+	Verbs []string
+	// Subresources are the subresources discovery lists, in its order.
+	// Registration lists status and scale, as StatusSubresource and Scale
+	// say, when nil.
+	Subresources []Subresource
 
 	// StatusSubresource means the resource has /status: updates of the main
 	// resource keep the stored status, updates of /status change only status.
@@ -258,18 +267,51 @@ func (r *Resource) KnownField(field string) bool {
 	return ok
 }
 
-// Verbs are the API verbs the resource supports, sorted; a custom resource's
-// in kube-apiserver's order for them (golden 86).
-func (r *Resource) Verbs() []string {
-	if r.Custom {
+// Subresource is a subresource of a resource as discovery lists it: its
+// name, the kind its requests and responses carry (Group and Version empty
+// when the kind is of the resource's own group version) and its verbs.
+type Subresource struct {
+	Name  string
+	Kind  metav1.GroupVersionKind
+	Verbs []string
+}
+
+// defaultVerbs are the verbs of a stored resource as discovery lists them:
+// a custom resource's in kube-apiserver's order for them, a built-in one's
+// sorted.
+func defaultVerbs(custom bool) []string {
+	if custom {
 		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 	}
-	v := []string{"create", "delete", "get", "list", "patch", "update", "watch"}
-	if r.Resource != "namespaces" {
-		v = append(v, "deletecollection")
+	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+}
+
+// defaultSubresources lists status and scale for a resource that does not
+// list its subresources itself: a custom resource's status first, as
+// kube-apiserver lists them.
+func defaultSubresources(r *Resource) []Subresource {
+	var subs []Subresource
+	if r.StatusSubresource {
+		subs = append(subs, Subresource{Name: "status", Kind: metav1.GroupVersionKind{Kind: r.Kind}, Verbs: []string{"get", "patch", "update"}})
 	}
-	sort.Strings(v)
-	return v
+	if r.Scale != nil {
+		subs = append(subs, Subresource{Name: "scale", Kind: metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
+			Verbs: []string{"get", "patch", "update"}})
+	}
+	return subs
+}
+
+// HasVerb reports whether r serves verb.
+func (r *Resource) HasVerb(verb string) bool { return slices.Contains(r.Verbs, verb) }
+
+// Subresource returns r's subresource called name.
+func (r *Resource) Subresource(name string) (Subresource, bool) {
+	for _, s := range r.Subresources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Subresource{}, false
 }
 
 // Registry holds the resources a server serves.
@@ -331,6 +373,12 @@ func (g *Registry) register(r *Resource, replace bool) error {
 	}
 	if r.Singular == "" {
 		r.Singular = strings.ToLower(r.Kind)
+	}
+	if r.Verbs == nil {
+		r.Verbs = defaultVerbs(r.Custom)
+	}
+	if r.Subresources == nil {
+		r.Subresources = defaultSubresources(r)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
