@@ -57,6 +57,9 @@ func crdResource() *registry.Resource {
 		Group: crdGroup, Version: "v1", Resource: crdResourceName, Kind: "CustomResourceDefinition",
 		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
 		StatusSubresource: true, Generation: true,
+		// kube-apiserver v1.37 still stores definitions as v1beta1, and
+		// discovery's storageVersionHash says so.
+		StorageVersion: "v1beta1",
 		Default: func(o registry.Object) { defaultCRD(o.(*apiextensionsv1.CustomResourceDefinition)) },
 		PrepareForCreate: func(o registry.Object) {
 			crd := o.(*apiextensionsv1.CustomResourceDefinition)
