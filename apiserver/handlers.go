@@ -50,6 +50,10 @@ func (h *handler) serve() {
 		h.serveScale() // scale.go
 		return
 	}
+	if h.ri.Sub == "" && !h.res.HasVerb(h.ri.Verb) { // e.g. a review is only created
+		h.methodNotAllowed()
+		return
+	}
 	switch h.ri.Verb {
 	case "get":
 		h.get()
@@ -76,7 +80,7 @@ func (h *handler) serve() {
 	case "delete":
 		h.delete()
 	case "deletecollection":
-		if h.res.Resource == "namespaces" || h.ri.Sub != "" {
+		if h.ri.Sub != "" {
 			h.methodNotAllowed()
 			return
 		}
