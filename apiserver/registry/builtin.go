@@ -64,16 +64,26 @@ func BuiltinWith(opts Options) (*Registry, error) {
 		return nil, err
 	}
 	g := New()
-	for _, r := range builtins(opts, services{ips: ips, ports: ports}) {
-		if err := g.Add(r); err != nil {
-			return nil, err
+	for _, kinds := range groupKinds {
+		for _, r := range kinds(opts, services{ips: ips, ports: ports}) {
+			if err := g.Add(r); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return g, nil
 }
 
-func builtins(opts Options, svc services) []*Resource {
-	pods := kind[corev1.Pod]("", "v1", "pods", Resource{StatusSubresource: true, Generation: true, SelectableFields: podFields, Validate: validatePod,
+// groupKinds return the built-in resources, a group (or a few) each.
+// Their order does not matter: discovery orders groups by priority.
+var groupKinds = []func(Options, services) []*Resource{
+	coreKinds,
+}
+
+// coreKinds are the resources of the legacy core group, apps, coordination
+// and discovery that came first.
+func coreKinds(opts Options, svc services) []*Resource {
+	pods := kind[corev1.Pod]("", "v1", "pods", Resource{Generation: true, SelectableFields: podFields, Validate: validatePod,
 		Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(true, false),
 		Default: defaultPod,
 		PrepareForCreate: func(o Object) {
@@ -99,14 +109,13 @@ func builtins(opts Options, svc services) []*Resource {
 		kind[corev1.Event]("", "v1", "events", Resource{
 			SelectableFields: eventFields, Meta: MetaRules{Name: NameIsPathSegment}}),
 		kind[corev1.Namespace]("", "v1", "namespaces", Resource{
-			StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace,
+			Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace,
 			StatusMetadata: statusMetadata(false, false), PrepareForCreate: prepareNamespace,
 			Default: defaultNamespace, PrepareForUpdate: func(o, _ Object) { defaultNamespace(o) },
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}}),
-		kind[corev1.Node]("", "v1", "nodes", Resource{StatusSubresource: true,
-			Meta: MetaRules{Kube: true, NewFirst: true}, StatusMetadata: statusMetadata(false, false),
+		kind[corev1.Node]("", "v1", "nodes", Resource{Meta: MetaRules{Kube: true, NewFirst: true}, StatusMetadata: statusMetadata(false, false),
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
 			},
@@ -126,11 +135,11 @@ func builtins(opts Options, svc services) []*Resource {
 			PrepareForCreate: defaultSecret,
 			PrepareForUpdate: func(o, _ Object) { defaultSecret(o) }}),
 		kind[corev1.ServiceAccount]("", "v1", "serviceaccounts", Resource{Meta: builtinMeta(NameIsDNSSubdomain), ReturnDeletedObject: true}),
-		kind[corev1.Service]("", "v1", "services", Resource{StatusSubresource: true, Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
+		kind[corev1.Service]("", "v1", "services", Resource{Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, UpdateOnly: true},
 			StatusMetadata: statusMetadata(false, false),
 			Default:        defaultService, PrepareForCreate: svc.prepareForCreate, PrepareForUpdate: svc.prepareForUpdate,
 			Validate: svc.validate, Admit: svc.admit, Release: svc.release, Retain: svc.retain, ReturnDeletedObject: true}),
-		kind[appsv1.Deployment]("apps", "v1", "deployments", Resource{StatusSubresource: true, Generation: true,
+		kind[appsv1.Deployment]("apps", "v1", "deployments", Resource{Generation: true,
 			GenerationOnAnnotations: true, Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
 			Validate: validateDeployment, Default: defaultDeployment,
 			PrepareForCreate: func(o Object) {
@@ -295,6 +304,9 @@ func kind[T any, PT interface {
 	r.Subresources = make([]Subresource, len(d.Subresources))
 	for i, s := range d.Subresources {
 		r.Subresources[i] = Subresource{Name: s.Name, Kind: metav1.GroupVersionKind{Group: s.Group, Version: s.Version, Kind: s.Kind}, Verbs: s.Verbs}
+		if s.Name == "status" {
+			r.StatusSubresource = true
+		}
 	}
 	return Typed[T, PT](&r)
 }
