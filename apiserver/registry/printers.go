@@ -62,14 +62,17 @@ func wideCol(name, desc string) metav1.TableColumnDefinition {
 	return metav1.TableColumnDefinition{Name: name, Type: "string", Description: desc, Priority: 1}
 }
 
-// PrinterFor returns the printer of a resource: its own columns for the
-// built-in kinds kube-apiserver has printers for, the additionalPrinterColumns
+// PrinterFor returns the printer of a resource: Resource.Printer, or its own
+// columns for the built-in kinds kube-apiserver has printers for, the additionalPrinterColumns
 // for a custom resource (an Age column when it declares none), and the
 // default Name / Created At columns otherwise (CustomResourceDefinitions
 // themselves, for one).
 func PrinterFor(r *Resource) *Printer {
 	if r.Custom {
 		return customPrinter(r.PrinterColumns)
+	}
+	if r.Printer != nil {
+		return r.Printer
 	}
 	if p, ok := builtinPrinters[r.Group+"/"+r.Resource]; ok {
 		return p

@@ -194,6 +194,9 @@ type Resource struct {
 	// validated and pruned by it, and server-side apply merges by it. Nil
 	// for built-in kinds, whose structure is their Go type.
 	Schema *apiextensionsv1.JSONSchemaProps
+	// Printer, when set, prints the resource's Table (`kubectl get`
+	// columns); see PrinterFor for the others.
+	Printer *Printer
 	// PrinterColumns are a custom resource version's
 	// additionalPrinterColumns, for Table responses. Built-in kinds have
 	// their own printers.
