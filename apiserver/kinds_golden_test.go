@@ -1,0 +1,466 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kapi-dev/kapi/internal/golden"
+)
+
+// TestKindsGolden replays testdata/golden-1.37/kinds, resource by resource,
+// against a fresh server each: the creates (minimal, full, variants), the
+// invalid object, the immutable-field updates and the Table GET, in capture
+// order, comparing status codes, the kept headers (Content-Type, Warning)
+// and the bodies as JSON with exactly what varies between runs normalised
+// (kindsNormalize, from the captures' README). A resource the server does
+// not serve is skipped, naming it; every resource it serves must pass.
+func TestKindsGolden(t *testing.T) {
+	order, err := golden.KindsOrder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type resource struct{ group, resource string }
+	var resources []resource
+	cases := map[resource][]string{}
+	for _, name := range order {
+		c, ok := parseKindsName(name)
+		if !ok || !kindsReplayed(c) {
+			continue
+		}
+		r := resource{c.group, c.resource}
+		if _, seen := cases[r]; !seen {
+			resources = append(resources, r)
+		}
+		cases[r] = append(cases[r], name)
+	}
+	for _, r := range resources {
+		t.Run(r.group+"-"+r.resource, func(t *testing.T) {
+			srv, err := New(Config{DisableRootCAPublisher: true}) // the capture's controller manager had no root-ca publisher
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { srv.Close() })
+			group := r.group
+			if group == "core" {
+				group = ""
+			}
+			if len(srv.Registry().ByGroupResource(group, r.resource)) == 0 {
+				t.Skipf("%s.%s is not served yet", r.resource, r.group)
+			}
+			var xs []*golden.Exchange
+			for _, name := range cases[r] {
+				x, err := golden.LoadKind(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				xs = append(xs, x)
+			}
+			kindsNamespaces(t, srv, xs)
+			uids := kindsUIDs{}
+			for _, x := range xs {
+				replayKind(t, srv, r.resource, x, uids)
+			}
+		})
+	}
+}
+
+// kindsCase is a capture's file name taken apart: create-core-secrets-
+// dockerconfigjson is what "create", group "core", resource "secrets",
+// variant "dockerconfigjson".
+type kindsCase struct{ what, group, resource, variant string }
+
+func parseKindsName(name string) (kindsCase, bool) {
+	for _, what := range []string{"update-immutable", "subresource", "create", "full", "invalid", "table", "review"} {
+		rest, ok := strings.CutPrefix(name, what+"-")
+		if !ok {
+			continue
+		}
+		parts := strings.SplitN(rest, "-", 3)
+		if len(parts) < 2 {
+			return kindsCase{}, false
+		}
+		c := kindsCase{what: what, group: parts[0], resource: parts[1]}
+		if len(parts) == 3 {
+			c.variant = parts[2]
+		}
+		return c, true
+	}
+	return kindsCase{}, false
+}
+
+// kindsReplayed reports whether this harness replays the case: everything
+// but the reviews and subresources (virtual resources, tested where they are
+// served), except the scale subresource of deployments.
+func kindsReplayed(c kindsCase) bool {
+	switch c.what {
+	case "review":
+		return false
+	case "subresource":
+		return c.group == "apps" && c.resource == "deployments" && strings.HasPrefix(c.variant, "scale")
+	}
+	return true
+}
+
+var kindsNamespaceInPath = regexp.MustCompile(`/namespaces/([^/]+)/`)
+
+// kindsNamespaces creates the namespaces the captures use, and waits for
+// their "default" ServiceAccount as the capture's controller manager had made
+// it (pods are created with it; the ServiceAccount Tables list it).
+func kindsNamespaces(t *testing.T, srv *Server, xs []*golden.Exchange) {
+	t.Helper()
+	var nss []string
+	for _, x := range xs {
+		if m := kindsNamespaceInPath.FindStringSubmatch(x.Path); m != nil && !slices.Contains(nss, m[1]) {
+			nss = append(nss, m[1])
+		}
+	}
+	for _, ns := range nss {
+		if code, body := serve(t, srv, "POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`); code != http.StatusCreated {
+			t.Fatalf("namespace %s: %d %v", ns, code, body)
+		}
+		waitFor(t, 10*time.Second, "the default ServiceAccount of "+ns, func() bool {
+			code, _ := serve(t, srv, "GET", "/api/v1/namespaces/"+ns+"/serviceaccounts/default", "")
+			return code == http.StatusOK
+		}, srv)
+	}
+}
+
+// replayKind sends x's request and compares the answer with x's.
+func replayKind(t *testing.T, srv *Server, resource string, x *golden.Exchange, uids kindsUIDs) {
+	t.Helper()
+	req := httptest.NewRequest(x.Method, x.Path, bytes.NewReader(x.RequestBody))
+	for k, v := range x.RequestHeader {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if rec.Code != x.Status {
+		t.Errorf("%s: %s %s: status %d, want %d\n got  %s\n want %s", x.Name, x.Method, x.Path, rec.Code, x.Status, rec.Body, x.ResponseBody)
+		return
+	}
+	for _, h := range []string{"Content-Type", "Warning"} {
+		if got, want := strings.Join(rec.Header().Values(h), ", "), x.ResponseHeader[h]; got != want {
+			t.Errorf("%s: %s %q, want %q", x.Name, h, got, want)
+		}
+	}
+	var got, want any
+	if err := json.Unmarshal(x.ResponseBody, &want); err != nil {
+		t.Fatalf("%s: capture body: %v", x.Name, err)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Errorf("%s: response is not JSON: %v\n%s", x.Name, err, rec.Body)
+		return
+	}
+	uids.learn(want, got, "")
+	got, want = kindsNormalize(resource, got, false), kindsNormalize(resource, uids.rewrite(want), true)
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		t.Errorf("%s: %s %s: body differs at %s\n got  %s\n want %s", x.Name, x.Method, x.Path, jsonDiff(want, got, ""), g, w)
+	}
+}
+
+// jsonDiff names the first path where got differs from want.
+func jsonDiff(want, got any, path string) string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return path + " (type)"
+		}
+		keys := make([]string, 0, len(w)+len(g))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		for k := range g {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			wv, wok := w[k]
+			gv, gok := g[k]
+			switch {
+			case !gok:
+				return path + "." + k + " (missing)"
+			case !wok:
+				return path + "." + k + " (extra)"
+			case !reflect.DeepEqual(wv, gv):
+				return jsonDiff(wv, gv, path+"."+k)
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return path + " (length)"
+		}
+		for i := range w {
+			if !reflect.DeepEqual(w[i], g[i]) {
+				return jsonDiff(w[i], g[i], fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	return path
+}
+
+// What varies between two runs of the capture (its README), replaced by
+// these placeholders on both sides; nothing else is left out.
+const (
+	variesMeta      = "<varies: uid, creationTimestamp, resourceVersion, managedFields time>"
+	variesGenerated = "<generated>"
+	variesAllocated = "<allocated: cluster IP or node port>"
+	variesAge       = "<age>"
+	variesStatus    = "<written by a controller kapi does not run>"
+)
+
+var (
+	// kube-api-access-xxxxx, the pod's token volume.
+	kindsGeneratedName = regexp.MustCompile(`\bkube-api-access-[a-z0-9]{5}\b`)
+	kindsNodePort      = regexp.MustCompile(`:[0-9]+/`)
+)
+
+// kindsAgeColumns are the Table columns computed from the time of the
+// request (ages, durations, and times of the run itself).
+var kindsAgeColumns = []string{"Age", "Duration", "Last Seen", "First Seen", "Last Schedule", "Created At"}
+
+// controllerWrites is what kube-controller-manager wrote into the objects of
+// a resource in the 3 s between the creates and the captured Table GET
+// (README: deployments, replicasets, statefulsets, jobs, PDBs,
+// resourcequotas; the tokens controller fills service-account-token
+// Secrets). kapi runs none of these controllers: the Table rows are compared
+// but for the cells computed from what they wrote, their annotations and
+// their managedFields entries (manager kube-controller-manager).
+type controllerWrites struct {
+	cells       []string
+	annotations []string
+	// row, when set, says which rows the controller wrote to (by the cells
+	// of the row, keyed by column name).
+	row func(cells map[string]any) bool
+}
+
+var kindsControllerWrites = map[string]controllerWrites{
+	"deployments":            {cells: []string{"Ready", "Up-to-date", "Available"}, annotations: []string{"deployment.kubernetes.io/revision"}},
+	"replicasets":            {cells: []string{"Current", "Ready"}},
+	"replicationcontrollers": {cells: []string{"Current", "Ready"}},
+	"statefulsets":           {cells: []string{"Ready"}},
+	"daemonsets":             {cells: []string{"Desired", "Current", "Ready", "Up-to-date", "Available"}},
+	"jobs":                   {cells: []string{"Status", "Completions"}},
+	"poddisruptionbudgets":   {cells: []string{"Allowed Disruptions"}},
+	"resourcequotas":         {cells: []string{"Request", "Limit"}},
+	"secrets": {cells: []string{"Data"}, annotations: []string{"kubernetes.io/service-account.uid"},
+		row: func(cells map[string]any) bool { return cells["Type"] == "kubernetes.io/service-account-token" }},
+}
+
+// kindsNormalize replaces in v (a decoded response of resource) what varies
+// between runs by placeholders. capture is true for the captured side: the
+// writes of controllers kapi does not run are removed from it only.
+func kindsNormalize(resource string, v any, capture bool) any {
+	v = normalizeVarying(v, "")
+	o, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	switch o["kind"] {
+	case "Table":
+		normalizeTable(resource, o, capture)
+	case "Service":
+		normalizeService(o)
+	}
+	return o
+}
+
+// normalizeVarying walks v: metadata's uid, creationTimestamp and
+// resourceVersion, managedFields times, generated names.
+func normalizeVarying(v any, key string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[normalizeString(k)] = normalizeVarying(x, k)
+		}
+		if key == "metadata" {
+			for _, f := range []string{"uid", "creationTimestamp", "resourceVersion"} {
+				if _, ok := out[f]; ok {
+					out[f] = variesMeta
+				}
+			}
+			if mf, ok := out["managedFields"].([]any); ok {
+				for _, e := range mf {
+					if e, ok := e.(map[string]any); ok && e["time"] != nil {
+						e["time"] = variesMeta
+					}
+				}
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = normalizeVarying(x, key)
+		}
+		return out
+	case string:
+		return normalizeString(v)
+	}
+	return v
+}
+
+func normalizeString(s string) string {
+	return kindsGeneratedName.ReplaceAllString(s, "kube-api-access-"+variesGenerated)
+}
+
+// kindsUIDs maps the uids of the capture's objects to those kapi gave the
+// same objects, learnt from metadata.uid in both answers, so that the other
+// places a uid shows (a Job's controller-uid label and selector, a token
+// Secret's service-account.uid annotation) compare as the same object's.
+type kindsUIDs map[string]string
+
+// learn records the uids at the same places of want and got.
+func (u kindsUIDs) learn(want, got any, key string) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, _ := got.(map[string]any)
+		if key == "metadata" {
+			wu, _ := w["uid"].(string)
+			gu, _ := g["uid"].(string)
+			if wu != "" && gu != "" {
+				u[wu] = gu
+			}
+		}
+		for k, x := range w {
+			u.learn(x, g[k], k)
+		}
+	case []any:
+		g, _ := got.([]any)
+		for i := range min(len(w), len(g)) {
+			u.learn(w[i], g[i], key)
+		}
+	}
+}
+
+// rewrite replaces, in the captured value v, the uids learnt by kapi's.
+func (u kindsUIDs) rewrite(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[u.rewriteString(k)] = u.rewrite(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = u.rewrite(x)
+		}
+		return out
+	case string:
+		return u.rewriteString(v)
+	}
+	return v
+}
+
+func (u kindsUIDs) rewriteString(s string) string {
+	for w, g := range u {
+		s = strings.ReplaceAll(s, w, g)
+	}
+	return s
+}
+
+// normalizeService replaces the allocated cluster IPs and node ports.
+func normalizeService(o map[string]any) {
+	spec, _ := o["spec"].(map[string]any)
+	if spec == nil {
+		return
+	}
+	if ip, ok := spec["clusterIP"].(string); ok && ip != "None" && ip != "" {
+		spec["clusterIP"] = variesAllocated
+	}
+	if ips, ok := spec["clusterIPs"].([]any); ok {
+		for i, ip := range ips {
+			if ip != "None" {
+				ips[i] = variesAllocated
+			}
+		}
+	}
+	if _, ok := spec["healthCheckNodePort"]; ok {
+		spec["healthCheckNodePort"] = variesAllocated
+	}
+	ports, _ := spec["ports"].([]any)
+	for _, p := range ports {
+		if p, ok := p.(map[string]any); ok && p["nodePort"] != nil {
+			p["nodePort"] = variesAllocated
+		}
+	}
+}
+
+// normalizeTable replaces the age-like cells, a Service's allocated cells,
+// and on the captured side what controllers kapi does not run wrote.
+func normalizeTable(resource string, o map[string]any, capture bool) {
+	cols, _ := o["columnDefinitions"].([]any)
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		c, _ := c.(map[string]any)
+		names[i], _ = c["name"].(string)
+	}
+	ctl, hasCtl := kindsControllerWrites[resource]
+	rows, _ := o["rows"].([]any)
+	for _, row := range rows {
+		row, _ := row.(map[string]any)
+		cells, _ := row["cells"].([]any)
+		byName := map[string]any{}
+		for i, c := range cells {
+			if i < len(names) {
+				byName[names[i]] = c
+			}
+		}
+		written := hasCtl && (ctl.row == nil || ctl.row(byName))
+		for i, c := range cells {
+			if i >= len(names) {
+				continue
+			}
+			switch name := names[i]; {
+			case slices.Contains(kindsAgeColumns, name):
+				cells[i] = variesAge
+			case written && slices.Contains(ctl.cells, name):
+				cells[i] = variesStatus
+			case resource == "services" && name == "Cluster-IP" && c != "None" && c != "<none>":
+				cells[i] = variesAllocated
+			case resource == "services" && name == "Port(s)":
+				if s, ok := c.(string); ok {
+					cells[i] = kindsNodePort.ReplaceAllString(s, ":"+variesAllocated+"/")
+				}
+			}
+		}
+		if !written || !capture {
+			continue
+		}
+		obj, _ := row["object"].(map[string]any)
+		meta, _ := obj["metadata"].(map[string]any)
+		if meta == nil {
+			continue
+		}
+		if mf, ok := meta["managedFields"].([]any); ok {
+			mf = slices.DeleteFunc(mf, func(e any) bool {
+				m, _ := e.(map[string]any)
+				return m["manager"] == "kube-controller-manager"
+			})
+			meta["managedFields"] = mf
+		}
+		if ann, ok := meta["annotations"].(map[string]any); ok {
+			for _, a := range ctl.annotations {
+				delete(ann, a)
+			}
+			if len(ann) == 0 {
+				delete(meta, "annotations")
+			}
+		}
+	}
+}
