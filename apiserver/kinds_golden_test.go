@@ -163,19 +163,21 @@ func replayKind(t *testing.T, srv *Server, resource string, x *golden.Exchange, 
 	uids.learn(want, got, "")
 	got, want = kindsNormalize(resource, got, false), kindsNormalize(resource, uids.rewrite(want), true)
 	if !reflect.DeepEqual(got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Errorf("%s: %s %s: body differs at %s\n got  %s\n want %s", x.Name, x.Method, x.Path, jsonDiff(want, got, ""), g, w)
+		path, w, g := jsonDiff(want, got, "")
+		wj, _ := json.Marshal(w)
+		gj, _ := json.Marshal(g)
+		t.Errorf("%s: %s %s: body differs at %s\n got  %s\n want %s", x.Name, x.Method, x.Path, path, gj, wj)
 	}
 }
 
-// jsonDiff names the first path where got differs from want.
-func jsonDiff(want, got any, path string) string {
+// jsonDiff returns the first path where got differs from want, and the
+// values there.
+func jsonDiff(want, got any, path string) (string, any, any) {
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
-			return path + " (type)"
+			return path, want, got
 		}
 		keys := make([]string, 0, len(w)+len(g))
 		for k := range w {
@@ -186,21 +188,19 @@ func jsonDiff(want, got any, path string) string {
 		}
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
-			wv, wok := w[k]
-			gv, gok := g[k]
-			switch {
-			case !gok:
-				return path + "." + k + " (missing)"
-			case !wok:
-				return path + "." + k + " (extra)"
-			case !reflect.DeepEqual(wv, gv):
+			if wv, gv := w[k], g[k]; !reflect.DeepEqual(wv, gv) {
+				_, wok := w[k]
+				_, gok := g[k]
+				if !wok || !gok {
+					return path + "." + k, wv, gv
+				}
 				return jsonDiff(wv, gv, path+"."+k)
 			}
 		}
 	case []any:
 		g, ok := got.([]any)
 		if !ok || len(g) != len(w) {
-			return path + " (length)"
+			return path, want, got
 		}
 		for i := range w {
 			if !reflect.DeepEqual(w[i], g[i]) {
@@ -208,7 +208,7 @@ func jsonDiff(want, got any, path string) string {
 			}
 		}
 	}
-	return path
+	return path, want, got
 }
 
 // What varies between two runs of the capture (its README), replaced by

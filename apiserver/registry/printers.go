@@ -127,8 +127,8 @@ var builtinPrinters = map[string]*Printer{
 	"/secrets": {
 		Columns: []metav1.TableColumnDefinition{
 			nameColumn(),
-			col("Type", "Used to facilitate programmatic handling of secret data."),
-			col("Data", "Data contains the secret data: the number of keys."),
+			col("Type", "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"),
+			col("Data", "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4"),
 			ageColumn(),
 		},
 		Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
@@ -137,25 +137,22 @@ var builtinPrinters = map[string]*Printer{
 		},
 	},
 	"/serviceaccounts": {
-		Columns: []metav1.TableColumnDefinition{
-			nameColumn(),
-			col("Secrets", "Secrets is the list of secrets allowed to be used by pods running using this ServiceAccount: their number."),
-			ageColumn(),
-		},
+		// v1.37 prints no Secrets column any more (v1.32 did).
+		Columns: []metav1.TableColumnDefinition{nameColumn(), ageColumn()},
 		Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
 			sa := o.(*corev1.ServiceAccount)
-			return []any{sa.Name, int64(len(sa.Secrets)), Age(sa.CreationTimestamp, now)}, nil
+			return []any{sa.Name, Age(sa.CreationTimestamp, now)}, nil
 		},
 	},
 	"/services": {
 		Columns: []metav1.TableColumnDefinition{
 			nameColumn(),
-			col("Type", "type determines how the Service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName."),
-			col("Cluster-IP", "clusterIP is the IP address of the service, usually assigned randomly."),
-			col("External-IP", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service."),
-			col("Port(s)", "The list of ports that are exposed by this service."),
+			col("Type", "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types"),
+			col("Cluster-IP", "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"),
+			col("External-IP", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system."),
+			col("Port(s)", "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"),
 			ageColumn(),
-			wideCol("Selector", "Route service traffic to pods with label keys and values matching this selector."),
+			wideCol("Selector", "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/"),
 		},
 		Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
 			return serviceRow(o.(*corev1.Service), now), nil
@@ -181,13 +178,13 @@ var builtinPrinters = map[string]*Printer{
 	"/events": {
 		Columns: []metav1.TableColumnDefinition{
 			col("Last Seen", "The time at which the most recent occurrence of this event was recorded."),
-			col("Type", "Type of this event (Normal, Warning)."),
-			col("Reason", "A short, machine understandable string that gives the reason for the transition into the object's current status."),
+			col("Type", "Type of this event (Normal, Warning), new types could be added in the future"),
+			col("Reason", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
 			col("Object", "The object that this event is about."),
-			wideCol("Subobject", "The field of the object the event is about, such as spec.containers{name}."),
-			wideCol("Source", "The component reporting this event."),
+			wideCol("Subobject", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object."),
+			wideCol("Source", "The component reporting this event. Should be a short machine understandable string."),
 			col("Message", "A human-readable description of the status of this operation."),
-			wideCol("First Seen", "The time at which the event was first recorded."),
+			wideCol("First Seen", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"),
 			wideCol("Count", "The number of times this event has occurred."),
 			{Name: "Name", Type: "string", Format: "name", Description: descName, Priority: 1},
 		},
@@ -199,12 +196,12 @@ var builtinPrinters = map[string]*Printer{
 		Columns: []metav1.TableColumnDefinition{
 			nameColumn(),
 			col("Ready", "Number of the pod with ready state"),
-			col("Up-to-date", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
-			col("Available", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."),
+			col("Up-to-date", "Total number of non-terminating pods targeted by this deployment that have the desired template spec."),
+			col("Available", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment."),
 			ageColumn(),
 			wideCol("Containers", descContainers),
 			wideCol("Images", descImages),
-			wideCol("Selector", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment."),
+			wideCol("Selector", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels."),
 		},
 		Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
 			return deploymentRow(o.(*appsv1.Deployment), now), nil
@@ -213,7 +210,7 @@ var builtinPrinters = map[string]*Printer{
 	"coordination.k8s.io/leases": {
 		Columns: []metav1.TableColumnDefinition{
 			nameColumn(),
-			col("Holder", "holderIdentity contains the identity of the holder of a current lease."),
+			col("Holder", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field."),
 			ageColumn(),
 		},
 		Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
