@@ -199,8 +199,9 @@ func TestBuiltinRows(t *testing.T) {
 			Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}, []any{"ns", "Active", "6s"}},
 		{"/secrets", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", CreationTimestamp: created}, Type: "Opaque",
 			Data: map[string][]byte{"k": nil}}, []any{"s", "Opaque", int64(1), "6s"}},
-		{"/serviceaccounts", &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", CreationTimestamp: created}},
-			[]any{"default", int64(0), "6s"}},
+		// v1.37 prints no Secrets column (testdata/golden-1.37/kinds/table-core-serviceaccounts).
+		{"/serviceaccounts", &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", CreationTimestamp: created},
+			Secrets: []corev1.ObjectReference{{Name: "t"}}}, []any{"default", "6s"}},
 		{"coordination.k8s.io/leases", &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "l", CreationTimestamp: created},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr("me")}}, []any{"l", "me", "6s"}},
 		{"apps/deployments", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", CreationTimestamp: created},

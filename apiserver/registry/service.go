@@ -431,7 +431,13 @@ func (sv services) validate(o, oldObj Object) metav1.FieldErrors {
 	if s.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
-	if errs := serviceIPFieldErrors(s); len(errs) > 0 {
+	// kube-apiserver checks the ports before the IP fields: a service with
+	// a virtual IP needs at least one.
+	var errs metav1.FieldErrors
+	if len(s.Spec.Ports) == 0 && !isHeadless(s) {
+		errs = append(errs, metav1.FieldRequired("spec.ports", ""))
+	}
+	if errs = append(errs, serviceIPFieldErrors(s)...); len(errs) > 0 {
 		return errs
 	}
 	var old *corev1.Service

@@ -133,7 +133,13 @@ func TestIPAllocatorConcurrent(t *testing.T) {
 	}
 }
 
+// newService returns a service with spec; one without ports gets port 80,
+// which a service with a virtual IP needs to be valid (these tests are about
+// its other fields).
 func newService(uid, name string, spec corev1.ServiceSpec) *corev1.Service {
+	if len(spec.Ports) == 0 {
+		spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	}
 	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: metav1.UID(uid)}, Spec: spec}
 }
 
@@ -353,6 +359,32 @@ func TestServicePrepareForUpdate(t *testing.T) {
 			}
 			if tt.check != nil {
 				tt.check(t, next)
+			}
+		})
+	}
+}
+
+// A service with a virtual IP needs a port (kube-apiserver checks the ports
+// before the IP fields); a headless or ExternalName one does not.
+func TestServicePortsRequired(t *testing.T) {
+	res := Builtin().Get("", "v1", "services")
+	for _, tt := range []struct {
+		name string
+		spec corev1.ServiceSpec
+		want string
+	}{
+		{"cluster IP", corev1.ServiceSpec{}, "spec.ports: Required value"},
+		{"cluster IP and a bad family", corev1.ServiceSpec{IPFamilies: []corev1.IPFamily{"IPv5"}},
+			`[spec.ports: Required value, spec.ipFamilies[0]: Unsupported value: "IPv5": supported values: "IPv4", "IPv6"]`},
+		{"headless", corev1.ServiceSpec{ClusterIP: "None"}, ""},
+		{"external name", corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "db.example.com"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-ports-" + metav1.UID(tt.name)}, Spec: tt.spec}
+			res.PrepareForCreate(s)
+			defer res.Release(s)
+			if got := res.Validate(s, nil).Message(); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
 	}
