@@ -45,7 +45,7 @@ func Dir137() string { return filepath.Join(filepath.Dir(Dir()), "golden-1.37") 
 // test that replays a capture compares with the newer server. The
 // captures of v1.32 stay for the rest until the whole set moves to 1.37.
 var Changed137 = map[string]string{
-	"62-dryrun-bad-value": "a rejected list value is printed as JSON ([\"Some\"]) instead of Go syntax ([]string{\"Some\"}), since v1.33",
+	"62-dryrun-bad-value":  "a rejected list value is printed as JSON ([\"Some\"]) instead of Go syntax ([]string{\"Some\"}), since v1.33",
 	"66-table-deployments": "the Up-to-date, Available and Selector column descriptions are reworded (non-terminating pods; the selector must match the template's labels)",
 }
 
