@@ -5,9 +5,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/internal/golden"
 )
@@ -159,4 +161,29 @@ func decodeKind(t *testing.T, res *Resource, body []byte) Object {
 		t.Fatal(err)
 	}
 	return obj
+}
+
+// A pod created with scheduling gates has the PodScheduled condition of
+// full-core-pods (its time is the creation's); one without gates has none.
+func TestGatePodScheduling(t *testing.T) {
+	res := Builtin().Get("", "v1", "pods")
+	x, err := golden.LoadKind("full-core-pods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decodeKind(t, res, x.ResponseBody).(*corev1.Pod)
+	p := decodeKind(t, res, x.RequestBody).(*corev1.Pod)
+	res.PrepareForCreate(p)
+	gatePodScheduling(p, want.CreationTimestamp.Time.Add(300*time.Millisecond))
+	if !reflect.DeepEqual(p.Status.Conditions, want.Status.Conditions) {
+		g, _ := json.Marshal(p.Status.Conditions)
+		w, _ := json.Marshal(want.Status.Conditions)
+		t.Errorf("conditions\n got  %s\n want %s", g, w)
+	}
+	ungated := decodeKind(t, res, x.RequestBody).(*corev1.Pod)
+	ungated.Spec.SchedulingGates = nil
+	gatePodScheduling(ungated, time.Now())
+	if ungated.Status.Conditions != nil {
+		t.Errorf("a pod without gates got %v", ungated.Status.Conditions)
+	}
 }
