@@ -273,10 +273,43 @@ func validateEndpointSlice(o, old Object) metav1.FieldErrors {
 
 // validatePodSpec checks a Pod: containers are required, each with a name,
 // an image and ports with a number and a known protocol; the restart policy
-// is one kube-apiserver knows.
-func validatePodSpec(o, _ Object) metav1.FieldErrors {
+// is one kube-apiserver knows. On update the spec may change only where
+// kube-apiserver lets it (podUpdateErrors).
+func validatePodSpec(o, old Object) metav1.FieldErrors {
 	p := o.(*corev1.Pod)
-	return podSpecErrors(&p.Spec, "spec")
+	errs := podSpecErrors(&p.Spec, "spec")
+	if old != nil {
+		errs = append(errs, podUpdateErrors(p, old.(*corev1.Pod))...)
+	}
+	return errs
+}
+
+// msgPodUpdate is kube-apiserver's refusal of a pod update that changes
+// more than it may. kube-apiserver follows it with a diff of its internal
+// PodSpec (Go field names), which kapi does not reproduce.
+const msgPodUpdate = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`," +
+	"`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)," +
+	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// podUpdateErrors refuses an update of a pod's spec beyond the images of
+// its containers, activeDeadlineSeconds, tolerations, the grace period and
+// the removal of scheduling gates.
+func podUpdateErrors(p, old *corev1.Pod) metav1.FieldErrors {
+	next := p.Spec.DeepCopy()
+	prev := old.Spec.DeepCopy()
+	for _, cs := range [][2][]corev1.Container{{next.Containers, prev.Containers}, {next.InitContainers, prev.InitContainers}} {
+		for i := range min(len(cs[0]), len(cs[1])) {
+			cs[1][i].Image = cs[0][i].Image
+		}
+	}
+	prev.ActiveDeadlineSeconds = next.ActiveDeadlineSeconds
+	prev.Tolerations = next.Tolerations
+	prev.TerminationGracePeriodSeconds = next.TerminationGracePeriodSeconds
+	prev.SchedulingGates = next.SchedulingGates
+	if reflect.DeepEqual(next, prev) {
+		return nil
+	}
+	return metav1.FieldErrors{metav1.FieldForbidden("spec", msgPodUpdate)}
 }
 
 func podSpecErrors(s *corev1.PodSpec, path string) metav1.FieldErrors {
