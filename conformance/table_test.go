@@ -174,3 +174,25 @@ func TestTable(t *testing.T) {
 		}
 	})
 }
+
+// TestTableColumnsV137 checks columns kube-apiserver v1.37 prints
+// differently from v1.32 (testdata/golden-1.37/kinds): ServiceAccounts show
+// Name and Age only, whatever secrets they list.
+func TestTableColumnsV137(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	expect(t, e.post(t, "/api/v1/namespaces/"+ns+"/serviceaccounts", obj{"metadata": obj{"name": "with-secret"},
+		"secrets": []any{obj{"name": "s"}}}), http.StatusCreated)
+	tb := expect(t, e.get(t, "/api/v1/namespaces/"+ns+"/serviceaccounts/with-secret", "Accept", tableAccept), http.StatusOK)
+	if got, want := tableColumns(tb), []string{"Name", "Age"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("columns %v, want %v", got, want)
+	}
+	rows := tableRows(t, tb)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	if cells, _ := rows[0]["cells"].([]any); len(cells) != 2 || cells[0] != "with-secret" {
+		t.Errorf("cells %v", cells)
+	}
+}

@@ -115,6 +115,9 @@ func TestValidation(t *testing.T) {
 			// The kubernetes.io/metadata.name label the server adds is too long too.
 			causes: []cause{invalidValue("metadata.name", `"`+long+`"`, "must be no more than 63 characters"),
 				invalidValue("metadata.labels", `"`+long+`"`, "must be no more than 63 bytes")}},
+		// A Service with a virtual IP needs a port (v1.37.2: invalid-core-services).
+		{name: "service-ports", path: "/api/v1/namespaces/" + ns + "/services", body: obj{"metadata": obj{"name": "noports"}, "spec": obj{}},
+			kind: "Service", obj: "noports", causes: []cause{{"spec.ports", "FieldValueRequired", "Required value"}}},
 		{name: "label-empty-prefix", path: cms, body: obj{"metadata": obj{"name": "l", "labels": obj{"/a": ""}}}, kind: "ConfigMap", obj: "l",
 			causes: []cause{invalidValue("metadata.labels", `"/a"`, "prefix part must be non-empty")}},
 		{name: "annotation", path: cms, body: obj{"metadata": obj{"name": "a", "annotations": obj{"Bad Ann": "x"}}}, kind: "ConfigMap", obj: "a",
