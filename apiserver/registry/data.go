@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -148,4 +149,19 @@ func validateNamespace(o, _ Object) metav1.FieldErrors {
 		errs = append(errs, ValidateFinalizerName(string(f), "spec.finalizers")...)
 	}
 	return errs
+}
+
+// SecretWarnings are the warnings kube-apiserver gives when a Secret is
+// created or updated: for a kubernetes.io/tls Secret whose tls.crt and
+// tls.key are not a matching PEM certificate and key, why (crypto/tls's
+// words, as kube-apiserver reports them).
+func SecretWarnings(obj, _ Object) []string {
+	s := obj.(*corev1.Secret)
+	if s.Type != corev1.SecretTypeTLS {
+		return nil
+	}
+	if _, err := tls.X509KeyPair(s.Data["tls.crt"], s.Data["tls.key"]); err != nil {
+		return []string{err.Error()}
+	}
+	return nil
 }

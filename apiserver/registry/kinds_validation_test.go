@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +234,32 @@ func TestGatePodScheduling(t *testing.T) {
 	gatePodScheduling(ungated, time.Now())
 	if ungated.Status.Conditions != nil {
 		t.Errorf("a pod without gates got %v", ungated.Status.Conditions)
+	}
+}
+
+// A kubernetes.io/tls Secret whose key is not PEM gets kube-apiserver's
+// warning (full-core-secrets); the other captured Secrets get none.
+func TestSecretWarnings(t *testing.T) {
+	res := Builtin().Get("", "v1", "secrets")
+	for _, name := range []string{"full-core-secrets", "create-core-secrets", "create-core-secrets-dockerconfigjson", "create-core-secrets-service-account-token"} {
+		t.Run(name, func(t *testing.T) {
+			x, err := golden.LoadKind(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := decodeKind(t, res, x.RequestBody)
+			res.PrepareForCreate(obj)
+			var want []string
+			if w := x.ResponseHeader["Warning"]; w != "" {
+				text, err := strconv.Unquote(strings.TrimPrefix(w, "299 - "))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = []string{text}
+			}
+			if got := SecretWarnings(obj, nil); !reflect.DeepEqual(got, want) {
+				t.Errorf("warnings %q, want %q", got, want)
+			}
+		})
 	}
 }
