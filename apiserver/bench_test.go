@@ -210,3 +210,27 @@ func BenchmarkWrites(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInternalWrites measures the writes the server's own controllers
+// make: the default ServiceAccount and the kube-root-ca.crt ConfigMap of a
+// new namespace (what kube-controller-manager's controllers create), without
+// the namespace's own creation.
+func BenchmarkInternalWrites(b *testing.B) {
+	srv, err := New(Config{DisableServiceAccountController: true, DisableRootCAPublisher: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	ctx := b.Context()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		ns := fmt.Sprintf("ns-%d", i)
+		i++
+		mustDo(b, srv, "POST", "/api/v1/namespaces", fmt.Sprintf(`{"metadata":{"name":%q}}`, ns), http.StatusCreated)
+		b.StartTimer()
+		srv.ensureDefaultServiceAccount(ctx, ns)
+		srv.ensureRootCA(ctx, ns)
+	}
+}
