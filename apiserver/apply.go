@@ -50,7 +50,7 @@ func (h *handler) apply(mt codec.MediaType, body []byte, opts metav1.PatchOption
 	want := func(cur storage.Object) (registry.Object, *metav1.Status) {
 		var live map[string]any
 		if cur != nil {
-			if live, err = h.toMap(cur); err != nil {
+			if live, err = toMap(h.res, cur); err != nil {
 				return nil, metav1.NewInternalError(err)
 			}
 		}

@@ -569,7 +569,7 @@ func (c *crdController) cleanup(ctx context.Context, name string) (done bool, pr
 	if plural == "" {
 		plural = crd.Spec.Names.Plural
 	}
-	prefix = "/" + crd.Spec.Group + "/" + plural + "/"
+	prefix = keyOf(crd.Spec.Group, plural, "", "")
 	c.mu.Lock()
 	var res *registry.Resource
 	if sc := c.crds[name]; sc != nil && len(sc.resources) > 0 {
@@ -587,11 +587,7 @@ func (c *crdController) cleanup(ctx context.Context, name string) (done bool, pr
 			if it.GetDeletionTimestamp() != nil {
 				continue
 			}
-			key := prefix + it.GetName()
-			if res.Namespaced {
-				key = prefix + it.GetNamespace() + "/" + it.GetName()
-			}
-			if _, deleted, err := c.s.deleteObject(ctx, res, key, &deleteAll); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			if _, deleted, err := c.s.storeOf(res).Delete(ctx, it.GetNamespace(), it.GetName(), &deleteAll); err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return false, prefix, err
 			} else if deleted || errors.Is(err, storage.ErrNotFound) {
 				remaining--

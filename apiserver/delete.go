@@ -54,13 +54,9 @@ func (h *handler) delete() {
 		h.fail(st)
 		return
 	}
-	if h.res.Group == "" && h.res.Resource == "namespaces" && slices.Contains(immortalNamespaces, h.ri.Name) {
-		h.fail(metav1.NewForbidden(h.res.GroupResource(), h.ri.Name, errors.New("this namespace may not be deleted")))
-		return
-	}
-	out, deleted, err := h.s.deleteObject(h.r.Context(), h.res, h.key(h.ri.Namespace, h.ri.Name), &opts)
+	out, deleted, err := h.store().Delete(h.r.Context(), h.ri.Namespace, h.ri.Name, &opts)
 	if err != nil {
-		h.fail(h.storageStatus(err, h.ri.Name))
+		h.failErr(err)
 		return
 	}
 	if deleted && !h.res.ReturnDeletedObject {
@@ -82,7 +78,7 @@ func (h *handler) delete() {
 // admission refuses it (403), since the cluster's own objects live there.
 var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
 
-// The finalizers of the garbage collector (see gc.go), which deleteObject adds
+// The finalizers of the garbage collector (see gc.go), which a delete adds
 // for the Orphan and Foreground propagation policies.
 const (
 	// FinalizerOrphanDependents holds an object being deleted until the
@@ -265,32 +261,45 @@ func (s *Server) planDeletion(res *registry.Resource, cur storage.Object, opts *
 	return plan
 }
 
-// errDeleteRetry makes deleteObject start again: the object's finalizers
+// errDeleteRetry makes a delete start again: the object's finalizers
 // changed between its read and its write.
 var errDeleteRetry = errors.New("apiserver: finalizers changed during delete")
 
-// deleteObject deletes the object at key, or, if it has finalizers (its own,
-// or the garbage collector's that the propagation policy of opts asks for),
-// marks it for deletion. deleted reports which happened; out is the object's
-// last or new state. With opts.DryRun nothing is written and out is what
-// would be.
-func (s *Server) deleteObject(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions) (out storage.Object, deleted bool, err error) {
-	return s.deleteObjectIf(ctx, res, key, opts, nil)
+// Delete deletes the named object, or, if it has finalizers (its own, or
+// the garbage collector's that the propagation policy of opts asks for),
+// marks it for deletion (planDeletion). deleted reports which happened; out
+// is the object's last or new state. With opts.DryRun nothing is written
+// and out is what would be.
+func (rs resourceStore) Delete(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions) (out storage.Object, deleted bool, err error) {
+	return rs.deleteIf(ctx, namespace, name, opts, nil)
 }
 
-// deleteObjectIf is deleteObject with a check, if not nil, that the current
-// object must pass for any write (the garbage collector's: the owner
-// references it decided on are still the object's).
-func (s *Server) deleteObjectIf(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (out storage.Object, deleted bool, err error) {
+// deleteIf is Delete with a check, if not nil, that the current object
+// must pass for any write (the garbage collector's: the owner references
+// it decided on are still the object's).
+func (rs resourceStore) deleteIf(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (out storage.Object, deleted bool, err error) {
+	res := rs.res
+	if res.Group == "" && res.Resource == "namespaces" && slices.Contains(immortalNamespaces, name) {
+		return nil, false, asError(metav1.NewForbidden(res.GroupResource(), name, errors.New("this namespace may not be deleted")))
+	}
+	key := rs.key(namespace, name)
 	for attempt := 0; ; attempt++ {
-		out, deleted, err = s.tryDelete(ctx, res, key, opts, valid)
+		out, deleted, err = rs.s.tryDelete(ctx, res, key, opts, valid)
 		if !errors.Is(err, errDeleteRetry) || attempt == 100 {
 			if errors.Is(err, errDeleteRetry) {
 				err = storage.ErrConflict
 			}
-			return out, deleted, err
+			return out, deleted, rs.fail(err, name, 0)
 		}
 	}
+}
+
+// stageError reports whether err is a Status that a stage of a write
+// answered (a precondition, admission, validation) rather than a failure of
+// the storage.
+func stageError(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.err == nil
 }
 
 func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (storage.Object, bool, error) {
@@ -406,7 +415,8 @@ func (h *handler) deleteCollection() {
 	}
 	_ = lopts
 	ctx := h.r.Context()
-	result, err := h.s.store.List(ctx, h.key(h.ri.Namespace, ""), storage.ListOptions{Predicate: pred})
+	rs := h.store()
+	result, err := h.s.store.List(ctx, rs.key(h.ri.Namespace, ""), storage.ListOptions{Predicate: pred})
 	if err != nil {
 		h.fail(h.storageStatus(err, ""))
 		return
@@ -416,12 +426,12 @@ func (h *handler) deleteCollection() {
 	// resourceVersion.
 	items := make([]storage.Object, 0, len(result.Items))
 	for _, it := range result.Items {
-		out, deleted, err := h.s.deleteObject(ctx, h.res, h.key(it.GetNamespace(), it.GetName()), &opts)
+		out, deleted, err := rs.Delete(ctx, it.GetNamespace(), it.GetName(), &opts)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			h.fail(h.storageStatus(err, it.GetName()))
+			h.failErr(err)
 			return
 		}
 		if deleted {

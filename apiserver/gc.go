@@ -15,7 +15,7 @@ import (
 // garbageCollector does what kube-controller-manager's garbage collector does
 // on a real cluster (envtest has none): it deletes objects whose owners are
 // gone and carries out the Orphan and Foreground propagation policies that
-// deleteObject records as finalizers.
+// a delete records as finalizers (resourceStore.Delete).
 //
 // # How it works
 //
@@ -284,7 +284,7 @@ func (g *garbageCollector) upsert(obj storage.Object) {
 	} else {
 		n.res = g.resourceOf(obj)
 		if n.res != nil {
-			n.key = objectKey(n.res, obj.GetNamespace(), obj.GetName())
+			n.key = storageKey(n.res, obj.GetNamespace(), obj.GetName())
 		}
 	}
 	g.nodes[uid] = n
@@ -397,8 +397,7 @@ func (g *garbageCollector) process(ctx context.Context, uid metav1.UID) {
 // ignorableGCError: the object went or changed meanwhile; its events bring
 // it back to the queue if there is still work.
 func ignorableGCError(err error) bool {
-	var se *statusError
-	return errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) || errors.Is(err, errGCStale) || errors.As(err, &se)
+	return errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrConflict) || errors.Is(err, errGCStale) || stageError(err)
 }
 
 var errGCStale = errors.New("apiserver: owner references changed since the garbage collector looked")
@@ -494,7 +493,7 @@ func (g *garbageCollector) deleteNode(ctx context.Context, n *gcNode, policy met
 	uid := n.obj.GetUID()
 	refs := n.obj.GetOwnerReferences()
 	opts := &metav1.DeleteOptions{PropagationPolicy: &policy, Preconditions: &metav1.Preconditions{UID: &uid}}
-	_, _, err := g.s.deleteObjectIf(ctx, n.res, n.key, opts, func(cur storage.Object) error {
+	_, _, err := g.s.storeOf(n.res).deleteIf(ctx, n.obj.GetNamespace(), n.obj.GetName(), opts, func(cur storage.Object) error {
 		if !reflect.DeepEqual(cur.GetOwnerReferences(), refs) {
 			return errGCStale
 		}
@@ -586,14 +585,6 @@ func ownerMatches(o *gcNode, kind *registry.Resource, r metav1.OwnerReference, n
 	return o.obj.GetNamespace() == ""
 }
 
-// objectKey is the storage key of a named object of res.
-func objectKey(res *registry.Resource, namespace, name string) string {
-	if res.Namespaced && namespace != "" {
-		return storagePrefix(res) + namespace + "/" + name
-	}
-	return storagePrefix(res) + name
-}
-
 // resourceOf finds the resource of a stored object: by its Go type when
 // one resource has it, else by its apiVersion and kind (custom resources are
 // unstructured), else by looking for it under each resource of its type.
@@ -626,7 +617,7 @@ func (g *garbageCollector) resourceOf(obj storage.Object) *registry.Resource {
 		if reflect.TypeOf(r.New()) != t {
 			continue
 		}
-		cur, err := g.s.store.Get(g.s.ctx, objectKey(r, obj.GetNamespace(), obj.GetName()), storage.ReadOptions{})
+		cur, err := g.s.store.Get(g.s.ctx, storageKey(r, obj.GetNamespace(), obj.GetName()), storage.ReadOptions{})
 		if err == nil && cur.GetUID() == obj.GetUID() {
 			return r
 		}

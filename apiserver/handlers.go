@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
@@ -97,61 +95,16 @@ func (h *handler) fail(st *metav1.Status) { h.s.writeStatus(h.w, h.r, st) }
 
 // key is the storage key of the named object, or of the collection when name
 // is empty (ending in "/").
-func (h *handler) key(namespace, name string) string {
-	var b strings.Builder
-	b.WriteByte('/')
-	if h.res.Group == "" {
-		b.WriteString("core")
-	} else {
-		b.WriteString(h.res.Group)
-	}
-	b.WriteByte('/')
-	b.WriteString(h.res.Resource)
-	b.WriteByte('/')
-	if h.res.Namespaced && namespace != "" {
-		b.WriteString(namespace)
-		b.WriteByte('/')
-	}
-	b.WriteString(name)
-	return b.String()
-}
+func (h *handler) key(namespace, name string) string { return storageKey(h.res, namespace, name) }
 
-// storageStatus turns a storage error into the Status kube-apiserver sends.
+// storageStatus is the Status of an error of the store or of the storage,
+// for the named object.
 func (h *handler) storageStatus(err error, name string) *metav1.Status {
-	var ste *statusError
-	if errors.As(err, &ste) {
-		return ste.st
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.st
 	}
-	var se *storage.Error
-	if !errors.As(err, &se) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return metav1.NewTimeout("the request was cancelled or timed out", 0)
-		}
-		return metav1.NewInternalError(err)
-	}
-	gr := h.res.GroupResource()
-	switch se.Code {
-	case storage.CodeNotFound:
-		return metav1.NewNotFound(gr, name)
-	case storage.CodeAlreadyExists:
-		return metav1.NewAlreadyExists(gr, name)
-	case storage.CodeConflict:
-		return metav1.NewConflict(gr, name, errors.New(metav1.OptimisticLockErrorMsg))
-	case storage.CodeExpired:
-		if se.Continue != "" {
-			return metav1.NewContinueExpired(se.Continue)
-		}
-		return metav1.NewListExpired()
-	case storage.CodeTooLargeResourceVersion:
-		return metav1.NewTooLargeResourceVersion(h.requestedRV(), se.ResourceVersion, 1)
-	case storage.CodeInvalidContinue:
-		msg := se.Message
-		if se.Err != nil {
-			msg = se.Err.Error()
-		}
-		return metav1.NewBadRequest("invalid continue token: " + msg)
-	}
-	return metav1.NewInternalError(err)
+	return storageStatus(h.res, err, name, h.requestedRV())
 }
 
 func (h *handler) requestedRV() uint64 {
@@ -209,9 +162,9 @@ func (h *handler) get() {
 		h.fail(st)
 		return
 	}
-	obj, err := h.s.store.Get(h.r.Context(), h.key(h.ri.Namespace, h.ri.Name), ro)
+	obj, err := h.store().Get(h.r.Context(), h.ri.Namespace, h.ri.Name, ro)
 	if err != nil {
-		h.fail(h.storageStatus(err, h.ri.Name))
+		h.failErr(err)
 		return
 	}
 	h.writeObject(mt, http.StatusOK, obj)
@@ -300,22 +253,15 @@ func (h *handler) list() {
 		}
 		lo.ReadOptions = ro
 	}
-	result, err := h.s.store.List(h.r.Context(), h.key(h.ri.Namespace, ""), lo)
+	result, err := h.store().List(h.r.Context(), h.ri.Namespace, lo)
 	if err != nil {
 		var se *storage.Error
 		if errors.As(err, &se) && se.Code == storage.CodeExpired && opts.Continue == "" {
 			h.fail(metav1.NewListExpired())
 			return
 		}
-		h.fail(h.storageStatus(err, ""))
+		h.failErr(err)
 		return
-	}
-	if h.res.Custom {
-		// Custom resources are stored in their storage version; each item
-		// carries the version it is read in.
-		for i, it := range result.Items {
-			result.Items[i] = h.res.WithTypeMeta(it)
-		}
 	}
 	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10), Continue: result.Continue,
 		RemainingItemCount: result.RemainingItemCount}
@@ -419,7 +365,6 @@ func (h *handler) decodeBody() (registry.Object, *metav1.Status) {
 	default:
 		return nil, metav1.NewUnsupportedMediaType(accepted)
 	}
-	h.asDecoded(obj)
 	return obj, nil
 }
 
@@ -456,18 +401,6 @@ func (h *handler) decodeJSON(data []byte, patched bool, onErr func(error) *metav
 		}
 	}
 	return obj, nil
-}
-
-// asDecoded finishes an object decoded from a client as kube-apiserver does:
-// it drops kind and apiVersion (stored objects carry none: responses add
-// them, list items go without) and applies the resource's defaults.
-func (h *handler) asDecoded(obj registry.Object) {
-	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
-		*k.GetObjectKind() = metav1.TypeMeta{}
-	}
-	if h.res.Default != nil {
-		h.res.Default(obj)
-	}
 }
 
 // badBody words a JSON decoding failure as kube-apiserver does (golden 56),
@@ -529,106 +462,3 @@ func (h *handler) checkNamespace(obj registry.Object) *metav1.Status {
 	}
 	return nil
 }
-
-// validate checks a new object (old nil) or the next state of old as
-// kube-apiserver does, and answers 422 with every cause at once.
-//
-// On create that is the kind's own validation: its metadata
-// (registry.ValidateObjectMeta by the kind's rules), then the rest
-// (Resource.Validate). kube-apiserver then checks the metadata once more
-// by the rules every object follows, which a kind's stricter rules have
-// already covered.
-//
-// On update kube-apiserver runs several validations whose errors overlap:
-// the metadata by the rules of every object, as new and as an update; then
-// the kind's update validation, which checks the metadata as an update by
-// its own rules and, for most kinds, again as new, then the rest. For
-// built-in kinds repeated errors are reported once, where they first
-// occur; for custom resources each time (kube-apiserver's answers differ
-// so).
-func (h *handler) validate(obj, old registry.Object) *metav1.Status {
-	rules := h.res.Meta
-	var errs metav1.FieldErrors
-	if old == nil {
-		errs = registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)
-	} else {
-		common := registry.MetaRules{Name: registry.NameIsPathSegment}
-		errs = registry.ValidateObjectMeta(obj, h.res.Namespaced, common)
-		errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, common)...)
-		switch {
-		case rules.UpdateOnly:
-			errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
-		case rules.NewFirst:
-			errs = append(errs, registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)...)
-			errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
-		default:
-			errs = append(errs, registry.ValidateObjectMetaUpdate(obj, old, rules)...)
-			errs = append(errs, registry.ValidateObjectMeta(obj, h.res.Namespaced, rules)...)
-		}
-	}
-	if h.res.Validate != nil {
-		errs = append(errs, h.res.Validate(obj, old)...)
-	}
-	if len(errs) > 0 {
-		if !h.res.Custom { // a custom resource's repeat, as in kube-apiserver
-			errs = dedupFieldErrors(errs)
-		}
-		return metav1.NewInvalid(h.res.GroupKind(), obj.GetName(), errs)
-	}
-	if h.res.Custom {
-		for _, w := range registry.FinalizerWarnings(obj, old) {
-			h.warn(w)
-		}
-	}
-	return nil
-}
-
-// dedupFieldErrors drops the errors equal to an earlier one (same type,
-// field and message).
-func dedupFieldErrors(errs metav1.FieldErrors) metav1.FieldErrors {
-	type key struct {
-		typ         metav1.CauseType
-		field, body string
-	}
-	seen := make(map[key]bool, len(errs))
-	out := errs[:0:0]
-	for _, e := range errs {
-		k := key{e.Type, e.Field, e.ErrorBody()}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// checkNamespaceExists refuses objects in a missing or terminating namespace
-// (golden 47 and 102); name is the object's.
-func (h *handler) checkNamespaceExists(ctx context.Context, ns, name string) *metav1.Status {
-	if !h.res.Namespaced {
-		return nil
-	}
-	obj, err := h.s.store.Get(ctx, "/core/namespaces/"+ns, storage.ReadOptions{})
-	if errors.Is(err, storage.ErrNotFound) {
-		return metav1.NewNotFound(metav1.GroupResource{Resource: "namespaces"}, ns)
-	}
-	if err != nil {
-		return h.storageStatus(err, ns)
-	}
-	if obj.GetDeletionTimestamp() != nil {
-		st := metav1.NewForbidden(h.res.GroupResource(), name,
-			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
-		st.Details.Causes = append(st.Details.Causes, metav1.StatusCause{Type: "NamespaceTerminating",
-			Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
-		return st
-	}
-	return nil
-}
-
-// statusError carries a Status through code that returns errors (storage
-// callbacks) back to the handler, which writes it as is.
-type statusError struct{ st *metav1.Status }
-
-func (e *statusError) Error() string { return e.st.Message }
-
-func asError(st *metav1.Status) error { return &statusError{st} }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
 // kubernetesServiceName is the Service (and Endpoints and EndpointSlice) in
@@ -74,21 +74,21 @@ func (s *Server) createKubernetesService(ctx context.Context) error {
 		if res == nil {
 			continue // a registry without the kind
 		}
-		key := storagePrefix(res) + "default/" + kubernetesServiceName
-		if _, err := s.store.Get(ctx, key, storage.ReadOptions{}); err == nil {
+		rs := s.storeOf(res)
+		if _, err := rs.Get(ctx, "default", kubernetesServiceName, storage.ReadOptions{}); err == nil {
 			continue
-		}
-		path := "/api/v1/namespaces/default/" + o.resource
-		if o.group != "" {
-			path = "/apis/" + o.group + "/v1/namespaces/default/" + o.resource
 		}
 		b, err := json.Marshal(o.body)
 		if err != nil {
 			return err
 		}
-		code, resp := s.serveInternal(ctx, http.MethodPost, path, string(b), managerAPIServer)
-		if code != http.StatusCreated && code != http.StatusConflict {
-			return fmt.Errorf("apiserver: creating %s/%s: %d %s", path, kubernetesServiceName, code, strings.TrimSpace(string(resp)))
+		obj := res.New()
+		if err := kjson.Unmarshal(b, obj); err != nil {
+			return fmt.Errorf("apiserver: the %s of the kubernetes service: %w", o.resource, err)
+		}
+		obj.SetNamespace("default")
+		if _, err := rs.Create(ctx, obj, &writeOptions{Manager: managerAPIServer}); err != nil && errorStatus(err).Code != http.StatusConflict {
+			return fmt.Errorf("apiserver: creating %s %s/%s: %w", o.resource, "default", kubernetesServiceName, err)
 		}
 	}
 	return nil

@@ -65,8 +65,8 @@ func managerName(param, userAgent string) string {
 
 // toMap is obj as the JSON object the field manager works on, with its kind
 // and apiVersion.
-func (h *handler) toMap(obj registry.Object) (map[string]any, error) {
-	data, err := kjson.Marshal(h.res.WithTypeMeta(obj))
+func toMap(res *registry.Resource, obj registry.Object) (map[string]any, error) {
+	data, err := kjson.Marshal(res.WithTypeMeta(obj))
 	if err != nil {
 		return nil, err
 	}
@@ -85,32 +85,34 @@ func decodeJSONObject(data []byte) (map[string]any, error) {
 }
 
 // track records a write that is not an apply in next's managedFields: what
-// h.manager changed from cur (nil on create) owns. kube-apiserver does this
-// before admission mutates the object, so callers track after defaulting and
-// before PrepareForCreate/PrepareForUpdate. Ownership that cannot be computed
-// leaves the managedFields as they were, as kube-apiserver does.
-func (h *handler) track(cur, next registry.Object) {
-	if h.applying {
+// o.Manager changed from cur (nil on create) owns. kube-apiserver does this
+// before admission mutates the object, so the pipeline tracks after
+// defaulting and before PrepareForCreate/PrepareForUpdate. Ownership that
+// cannot be computed leaves the managedFields as they were, as
+// kube-apiserver does.
+func (rs resourceStore) track(o *writeOptions, cur, next registry.Object) {
+	if o.Applying {
 		return
 	}
-	m, err := h.s.fieldManager(h.res, h.ri.Sub)
+	res := rs.res
+	m, err := rs.s.fieldManager(res, o.Subresource)
 	if err != nil {
-		h.s.cfg.Logger.Debug("apiserver: field manager", "resource", h.res.Resource, "err", err)
+		rs.s.cfg.Logger.Debug("apiserver: field manager", "resource", res.Resource, "err", err)
 		return
 	}
 	var live map[string]any
 	if cur != nil {
-		if live, err = h.toMap(cur); err != nil {
+		if live, err = toMap(res, cur); err != nil {
 			return
 		}
 	}
-	obj, err := h.toMap(next)
+	obj, err := toMap(res, next)
 	if err != nil {
 		return
 	}
-	out, err := m.Update(live, obj, h.manager, h.ri.Sub)
+	out, err := m.Update(live, obj, o.Manager, o.Subresource)
 	if err != nil {
-		h.s.cfg.Logger.Debug("apiserver: tracking managed fields", "resource", h.res.Resource, "err", err)
+		rs.s.cfg.Logger.Debug("apiserver: tracking managed fields", "resource", res.Resource, "err", err)
 	}
 	var entries []metav1.ManagedFieldsEntry
 	if meta, ok := out["metadata"].(map[string]any); ok && meta["managedFields"] != nil {
@@ -119,7 +121,7 @@ func (h *handler) track(cur, next registry.Object) {
 			err = kjson.Unmarshal(data, &entries)
 		}
 		if err != nil {
-			h.s.cfg.Logger.Debug("apiserver: decoding managed fields", "err", err)
+			rs.s.cfg.Logger.Debug("apiserver: decoding managed fields", "err", err)
 			return
 		}
 	}

@@ -118,8 +118,8 @@ func (s *Server) cleanNamespace(ctx context.Context, ns string) (bool, error) {
 	remaining := 0
 	var left namespaceContent
 	for _, res := range s.namespacedResources() {
-		prefix := storagePrefix(res) + ns + "/"
-		list, err := s.store.List(ctx, prefix, storage.ListOptions{})
+		rs := s.storeOf(res)
+		list, err := s.store.List(ctx, rs.key(ns, ""), storage.ListOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -129,11 +129,9 @@ func (s *Server) cleanNamespace(ctx context.Context, ns string) (bool, error) {
 				left.add(res, obj)
 				continue
 			}
-			key := prefix + obj.GetName()
-			out, deleted, err := s.deleteObject(ctx, res, key, &namespaceContentDelete)
+			out, deleted, err := rs.Delete(ctx, ns, obj.GetName(), &namespaceContentDelete)
 			if err != nil && !errors.Is(err, storage.ErrNotFound) {
-				var se *statusError
-				if errors.As(err, &se) { // a precondition: the object was replaced meanwhile
+				if stageError(err) { // a precondition: the object was replaced meanwhile
 					continue
 				}
 				return false, err
@@ -191,7 +189,7 @@ var namespaceConditions = []struct {
 // removed without them.
 func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *namespaceContent) error {
 	if left.numRemaining == 0 {
-		if cur, err := s.store.Get(ctx, "/core/namespaces/"+ns, storage.ReadOptions{}); err != nil ||
+		if cur, err := s.store.Get(ctx, namespaceKey(ns), storage.ReadOptions{}); err != nil ||
 			len(cur.(*corev1.Namespace).Status.Conditions) == 0 {
 			return nil
 		}
@@ -218,7 +216,7 @@ func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *na
 			Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: " + counted(left.byFinalizer, "%s in %d resource instances")}
 	}
 	now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
-	_, err := s.store.GuaranteedUpdate(ctx, "/core/namespaces/"+ns, false, nil, func(cur storage.Object) (storage.Object, error) {
+	_, err := s.store.GuaranteedUpdate(ctx, namespaceKey(ns), false, nil, func(cur storage.Object) (storage.Object, error) {
 		n, ok := cur.(*corev1.Namespace)
 		if !ok || n.DeletionTimestamp == nil {
 			return cur, nil
@@ -257,7 +255,7 @@ func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *na
 // is gone (as the namespace controller's /finalize call does) and removes
 // it unless metadata.finalizers remain.
 func (s *Server) finalizeNamespace(ctx context.Context, ns string) error {
-	key := "/core/namespaces/" + ns
+	key := namespaceKey(ns)
 	out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
 		n, ok := cur.(*corev1.Namespace)
 		if !ok || len(n.Spec.Finalizers) == 0 {
@@ -295,17 +293,6 @@ var errNamespaceHeld = errors.New("apiserver: namespace held by finalizers")
 func namespaceHeld(obj storage.Object) bool {
 	n, ok := obj.(*corev1.Namespace)
 	return ok && len(n.Spec.Finalizers) > 0
-}
-
-// storagePrefix is the storage key prefix of a resource's objects
-// ("/core/configmaps/"); namespaced keys continue with "NAMESPACE/NAME",
-// cluster-scoped ones with "NAME".
-func storagePrefix(res *registry.Resource) string {
-	group := res.Group
-	if group == "" {
-		group = "core"
-	}
-	return "/" + group + "/" + res.Resource + "/"
 }
 
 // namespaceContentDelete is the DeleteOptions of namespace cleanup: no

@@ -2,14 +2,15 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
-	"strings"
+	"slices"
 	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
 )
 
@@ -46,7 +47,7 @@ func (s *Server) namespaceDefaultsEnabled() bool {
 func (s *Server) startNamespaceDefaults() {
 	rev := s.store.Revision()
 	all := func(ctx context.Context) {
-		list, err := s.store.List(ctx, "/core/namespaces/", storage.ListOptions{})
+		list, err := s.store.List(ctx, namespaceKey(""), storage.ListOptions{})
 		if err != nil {
 			if ctx.Err() == nil {
 				s.cfg.Logger.Error("apiserver: namespace defaults", "err", err)
@@ -58,7 +59,7 @@ func (s *Server) startNamespaceDefaults() {
 		}
 	}
 	all(s.ctx)
-	s.followStore("/core/", rev, time.Second, all, s.namespaceDefaultsEvent)
+	s.followStore(groupKey(""), rev, time.Second, all, s.namespaceDefaultsEvent)
 }
 
 // namespaceDefaultsEvent sees to the namespace an event concerns.
@@ -82,7 +83,7 @@ func (s *Server) namespaceDefaultsEvent(ctx context.Context, ev storage.Event) {
 // ensureNamespaceDefaults gives an active namespace what the enabled
 // controllers put there. Failures are logged; the next event retries.
 func (s *Server) ensureNamespaceDefaults(ctx context.Context, ns string) {
-	obj, err := s.store.Get(ctx, "/core/namespaces/"+ns, storage.ReadOptions{})
+	obj, err := s.store.Get(ctx, namespaceKey(ns), storage.ReadOptions{})
 	if err != nil {
 		return // gone
 	}
@@ -99,12 +100,19 @@ func (s *Server) ensureNamespaceDefaults(ctx context.Context, ns string) {
 }
 
 func (s *Server) ensureDefaultServiceAccount(ctx context.Context, ns string) {
-	if _, err := s.store.Get(ctx, "/core/serviceaccounts/"+ns+"/"+DefaultServiceAccountName, storage.ReadOptions{}); err == nil {
+	res := s.reg.Get("", "v1", "serviceaccounts")
+	if res == nil {
+		return // a registry without the kind
+	}
+	rs := s.storeOf(res)
+	if _, err := rs.Get(ctx, ns, DefaultServiceAccountName, storage.ReadOptions{}); err == nil {
 		return
 	}
-	body := `{"metadata":{"name":"` + DefaultServiceAccountName + `"}}`
-	code, resp := s.serveInternal(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/serviceaccounts", body, managerControllerManager)
-	s.logInternal(ctx, "serviceaccount", ns, code, resp)
+	sa := res.New()
+	sa.SetName(DefaultServiceAccountName)
+	sa.SetNamespace(ns)
+	_, err := rs.Create(ctx, sa, &writeOptions{Manager: managerControllerManager})
+	s.logInternal(ctx, "serviceaccount", ns, err)
 }
 
 // rootCAData is the data of kube-root-ca.crt: the server's CA bundle,
@@ -119,16 +127,20 @@ func (s *Server) rootCACurrent(cm *corev1.ConfigMap) bool {
 }
 
 func (s *Server) ensureRootCA(ctx context.Context, ns string) {
-	path := "/api/v1/namespaces/" + ns + "/configmaps"
-	obj, err := s.store.Get(ctx, "/core/configmaps/"+ns+"/"+RootCAConfigMapName, storage.ReadOptions{})
+	res := s.reg.Get("", "v1", "configmaps")
+	if res == nil {
+		return // a registry without the kind
+	}
+	rs := s.storeOf(res)
+	o := &writeOptions{Manager: managerControllerManager}
+	obj, err := rs.Get(ctx, ns, RootCAConfigMapName, storage.ReadOptions{})
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		cm := corev1.ConfigMap{Data: s.rootCAData()}
-		cm.Name = RootCAConfigMapName
+		cm := &corev1.ConfigMap{Data: s.rootCAData()}
+		cm.Name, cm.Namespace = RootCAConfigMapName, ns
 		cm.Annotations = map[string]string{rootCADescriptionKey: rootCADescription}
-		b, _ := json.Marshal(&cm)
-		code, resp := s.serveInternal(ctx, http.MethodPost, path, string(b), managerControllerManager)
-		s.logInternal(ctx, "root CA configmap", ns, code, resp)
+		_, err := rs.Create(ctx, cm, o)
+		s.logInternal(ctx, "root CA configmap", ns, err)
 	case err == nil:
 		cm, ok := obj.(*corev1.ConfigMap)
 		if !ok || s.rootCACurrent(cm) {
@@ -140,21 +152,28 @@ func (s *Server) ensureRootCA(ctx context.Context, ns string) {
 			cm.Annotations = map[string]string{}
 		}
 		cm.Annotations[rootCADescriptionKey] = rootCADescription
-		b, _ := json.Marshal(cm)
-		code, resp := s.serveInternal(ctx, http.MethodPut, path+"/"+RootCAConfigMapName, string(b), managerControllerManager)
-		s.logInternal(ctx, "root CA configmap", ns, code, resp)
+		_, _, err := rs.Update(ctx, ns, RootCAConfigMapName, func(storage.Object) (registry.Object, *metav1.Status) {
+			return cm.DeepCopy(), nil
+		}, res.AllowCreateOnUpdate, o)
+		s.logInternal(ctx, "root CA configmap", ns, err)
 	}
 }
 
 // logInternal logs a failed write of a controller, unless it failed for a
 // reason the controller expects (the object exists, the namespace is gone
 // or terminating, a conflict the next event resolves, the server closing).
-func (s *Server) logInternal(ctx context.Context, what, ns string, code int, resp []byte) {
-	switch {
-	case code < 300, code == http.StatusConflict, code == http.StatusNotFound, ctx.Err() != nil:
-		return
-	case code == http.StatusForbidden && strings.Contains(string(resp), "NamespaceTerminating"):
+func (s *Server) logInternal(ctx context.Context, what, ns string, err error) {
+	if err == nil || ctx.Err() != nil {
 		return
 	}
-	s.cfg.Logger.Error("apiserver: namespace defaults", "what", what, "namespace", ns, "code", code, "response", strings.TrimSpace(string(resp)))
+	st := errorStatus(err)
+	switch {
+	case st.Code == http.StatusConflict, st.Code == http.StatusNotFound:
+		return
+	case st.Code == http.StatusForbidden && st.Details != nil && slices.ContainsFunc(st.Details.Causes, func(c metav1.StatusCause) bool {
+		return c.Type == "NamespaceTerminating"
+	}):
+		return
+	}
+	s.cfg.Logger.Error("apiserver: namespace defaults", "what", what, "namespace", ns, "code", st.Code, "err", err)
 }

@@ -121,7 +121,6 @@ func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
 	if st := h.checkNamespace(obj); st != nil {
 		return nil, st
 	}
-	h.asDecoded(obj)
 	return obj, nil
 }
 

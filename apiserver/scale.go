@@ -248,16 +248,19 @@ func (s *Server) getScale(ctx context.Context, res *registry.Resource, key strin
 	return scaleOf(res, obj)
 }
 
-// updateScale changes the replicas of the object at key to what next says
+// updateScale changes the replicas of the named object to what next says
 // given its current Scale (called again if the object changes meanwhile),
 // checking the Scale's name, uid and resourceVersion against the object
 // (409 on a mismatch) and validating replicas and the new object. Only
 // spec.replicas changes; the generation moves with it as on any spec
-// change. With dryRun nothing is written. It returns the new Scale.
-func (h *handler) updateScale(ctx context.Context, next func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error), dryRun bool) (*autoscalingv1.Scale, error) {
-	res, name := h.res, h.ri.Name
-	key := h.key(h.ri.Namespace, name)
+// change. It is the scale subresource's write over the store
+// (resourceStore.update). It returns the new Scale.
+func (rs resourceStore) updateScale(ctx context.Context, namespace, name string, next func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error), o *writeOptions) (*autoscalingv1.Scale, error) {
+	res := rs.res
 	try := func(cur storage.Object) (storage.Object, error) {
+		if cur == nil {
+			return nil, storage.ErrNotFound
+		}
 		curScale, err := scaleOf(res, cur)
 		if err != nil {
 			return nil, err
@@ -292,24 +295,13 @@ func (h *handler) updateScale(ctx context.Context, next func(cur *autoscalingv1.
 		if res.Generation && specChanged(cur, obj) {
 			obj.SetGeneration(cur.GetGeneration() + 1)
 		}
-		h.track(cur, obj) // as kube-apiserver, an entry with subresource "scale"
-		if st := h.validate(obj, cur); st != nil {
+		rs.track(o, cur, obj) // as kube-apiserver, an entry with subresource "scale"
+		if st := rs.validate(o, obj, cur); st != nil {
 			return nil, asError(st)
 		}
 		return obj, nil
 	}
-	if dryRun {
-		cur, err := h.s.store.Get(ctx, key, storage.ReadOptions{})
-		if err != nil {
-			return nil, err
-		}
-		out, err := try(cur)
-		if err != nil {
-			return nil, err
-		}
-		return scaleOf(res, out)
-	}
-	out, err := h.s.store.GuaranteedUpdate(ctx, key, false, nil, try)
+	out, err := rs.update(ctx, namespace, name, false, nil, o, try)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +405,7 @@ func (h *handler) serveScaleAs(mt codec.MediaType) {
 			h.fail(metav1.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 			return
 		}
-		sc, err := h.updateScale(ctx, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return in, nil }, h.dryRun(opts.DryRun))
+		sc, err := h.store().updateScale(ctx, h.ri.Namespace, h.ri.Name, func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return in, nil }, h.writeOptions(h.dryRun(opts.DryRun)))
 		if err != nil {
 			h.fail(h.storageStatus(err, h.ri.Name))
 			return
@@ -425,7 +417,7 @@ func (h *handler) serveScaleAs(mt codec.MediaType) {
 			h.fail(st)
 			return
 		}
-		sc, err := h.updateScale(ctx, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+		sc, err := h.store().updateScale(ctx, h.ri.Namespace, h.ri.Name, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
 			cur.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.GroupVersion}
 			doc, err := kjson.Marshal(cur)
 			if err != nil {
@@ -440,7 +432,7 @@ func (h *handler) serveScaleAs(mt codec.MediaType) {
 				return nil, asError(metav1.NewInvalid(scaleGroupKind, h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", nil, err.Error())}))
 			}
 			return &next, nil
-		}, h.dryRun(opts.DryRun))
+		}, h.writeOptions(h.dryRun(opts.DryRun)))
 		if err != nil {
 			h.fail(h.storageStatus(err, h.ri.Name))
 			return
