@@ -502,10 +502,15 @@ func (g *garbageCollector) deleteNode(ctx context.Context, n *gcNode, policy met
 	return err
 }
 
+// gcWrite is how the collector writes: as kube-controller-manager's
+// garbage collector, through the resource's store.
+var gcWrite = writeOptions{Manager: managerControllerManager}
+
 // removeOwnerRefs removes the references drop selects from n.
 func (g *garbageCollector) removeOwnerRefs(ctx context.Context, n *gcNode, drop func(metav1.OwnerReference) bool) error {
 	uid := n.obj.GetUID()
-	_, err := g.s.store.GuaranteedUpdate(ctx, n.key, false, &storage.Preconditions{UID: &uid}, func(cur storage.Object) (storage.Object, error) {
+	o := gcWrite
+	_, err := g.s.storeOf(n.res).modify(ctx, n.obj.GetNamespace(), n.obj.GetName(), &storage.Preconditions{UID: &uid}, &o, func(cur storage.Object) storage.Object {
 		refs := cur.GetOwnerReferences()
 		kept := make([]metav1.OwnerReference, 0, len(refs))
 		for _, r := range refs {
@@ -514,14 +519,14 @@ func (g *garbageCollector) removeOwnerRefs(ctx context.Context, n *gcNode, drop 
 			}
 		}
 		if len(kept) == len(refs) {
-			return cur, nil
+			return nil
 		}
 		if len(kept) == 0 {
 			kept = nil
 		}
 		next := n.res.Copy(cur)
 		next.SetOwnerReferences(kept)
-		return next, nil
+		return next
 	})
 	return err
 }
@@ -530,10 +535,11 @@ func (g *garbageCollector) removeOwnerRefs(ctx context.Context, n *gcNode, drop 
 // and n itself if it was the last.
 func (g *garbageCollector) removeFinalizer(ctx context.Context, n *gcNode, finalizer string) error {
 	uid := n.obj.GetUID()
-	_, err := g.s.updateOrFinish(ctx, n.res, n.key, false, &storage.Preconditions{UID: &uid}, func(cur storage.Object) (storage.Object, error) {
+	o := gcWrite
+	_, err := g.s.storeOf(n.res).modify(ctx, n.obj.GetNamespace(), n.obj.GetName(), &storage.Preconditions{UID: &uid}, &o, func(cur storage.Object) storage.Object {
 		fins := cur.GetFinalizers()
 		if !slices.Contains(fins, finalizer) {
-			return cur, nil
+			return nil
 		}
 		kept := slices.DeleteFunc(slices.Clone(fins), func(f string) bool { return f == finalizer })
 		if len(kept) == 0 {
@@ -541,7 +547,7 @@ func (g *garbageCollector) removeFinalizer(ctx context.Context, n *gcNode, final
 		}
 		next := n.res.Copy(cur)
 		next.SetFinalizers(kept)
-		return next, nil
+		return next
 	})
 	return err
 }

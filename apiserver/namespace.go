@@ -216,10 +216,16 @@ func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *na
 			Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: " + counted(left.byFinalizer, "%s in %d resource instances")}
 	}
 	now := metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second))
-	_, err := s.store.GuaranteedUpdate(ctx, namespaceKey(ns), false, nil, func(cur storage.Object) (storage.Object, error) {
+	rs, ok := s.namespaceStore()
+	if !ok {
+		return nil
+	}
+	// The namespace controller writes the conditions through /status.
+	o := writeOptions{Manager: managerControllerManager, Subresource: "status"}
+	_, err := rs.modify(ctx, "", ns, nil, &o, func(cur storage.Object) storage.Object {
 		n, ok := cur.(*corev1.Namespace)
 		if !ok || n.DeletionTimestamp == nil {
-			return cur, nil
+			return nil
 		}
 		next := n.DeepCopy()
 		changed := false
@@ -241,9 +247,9 @@ func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *na
 			}
 		}
 		if !changed {
-			return cur, nil
+			return nil
 		}
-		return next, nil
+		return next
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
@@ -251,19 +257,32 @@ func (s *Server) reportNamespaceContent(ctx context.Context, ns string, left *na
 	return err
 }
 
+// namespaceStore is the store of namespaces (false when the registry
+// serves none).
+func (s *Server) namespaceStore() (resourceStore, bool) {
+	res := s.reg.Get("", "v1", "namespaces")
+	return s.storeOf(res), res != nil
+}
+
 // finalizeNamespace clears the spec.finalizers of a namespace whose content
 // is gone (as the namespace controller's /finalize call does) and removes
 // it unless metadata.finalizers remain.
 func (s *Server) finalizeNamespace(ctx context.Context, ns string) error {
 	key := namespaceKey(ns)
-	out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
+	rs, ok := s.namespaceStore()
+	if !ok {
+		return nil
+	}
+	// The namespace controller clears them through /finalize.
+	o := writeOptions{Manager: managerControllerManager, Subresource: "finalize"}
+	out, err := rs.modify(ctx, "", ns, nil, &o, func(cur storage.Object) storage.Object {
 		n, ok := cur.(*corev1.Namespace)
 		if !ok || len(n.Spec.Finalizers) == 0 {
-			return cur, nil
+			return nil
 		}
 		next := n.DeepCopy()
 		next.Spec.Finalizers = nil
-		return next, nil
+		return next
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil

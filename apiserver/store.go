@@ -141,7 +141,9 @@ func storageKey(res *registry.Resource, namespace, name string) string {
 func namespaceKey(name string) string { return keyOf("", "namespaces", "", name) }
 
 // key is the storage key of the named object of the store's resource.
-func (rs resourceStore) key(namespace, name string) string { return storageKey(rs.res, namespace, name) }
+func (rs resourceStore) key(namespace, name string) string {
+	return storageKey(rs.res, namespace, name)
+}
 
 // statusError is an error that carries the Status the API answers with it.
 // err, when set, is the error it was made from (a storage error).
@@ -427,6 +429,33 @@ func (rs resourceStore) update(ctx context.Context, namespace, name string, allo
 		}
 	}
 	return out, rs.fail(err, name, 0)
+}
+
+// modify writes the change a controller of the cluster makes to the named
+// object: change returns the next state built from a copy of the stored
+// one, or nil when there is nothing to change. The change goes through
+// the update stages of the pipeline (defaulting, mergeUpdate: managed
+// fields, PrepareForUpdate and admission for the resource itself, the
+// generation, validation) and completes a deletion it finishes, under pre
+// when not nil. It is what the garbage collector and namespace cleanup
+// write with (the Subresource of o says which endpoint a real controller
+// would call: "" for metadata, "status" for conditions, "finalize").
+func (rs resourceStore) modify(ctx context.Context, namespace, name string, pre *storage.Preconditions, o *writeOptions, change func(cur storage.Object) storage.Object) (storage.Object, error) {
+	return rs.update(ctx, namespace, name, false, pre, o, func(cur storage.Object) (storage.Object, error) {
+		if cur == nil {
+			return nil, storage.ErrNotFound
+		}
+		in := change(cur)
+		if in == nil {
+			return cur, nil
+		}
+		rs.asDecoded(in)
+		next, st := rs.mergeUpdate(o, name, cur, in)
+		if st != nil {
+			return nil, asError(st)
+		}
+		return next, nil
+	})
 }
 
 // admit runs the resource's admission checks (nil when it has none).

@@ -99,6 +99,15 @@ func TestGarbageCollection(t *testing.T) {
 		if has(dep, "metadata", "ownerReferences") {
 			t.Errorf("the orphaned dependent still has owner references: %s", compact(dep))
 		}
+		// The collector's write is an update like any other: the creator
+		// no longer owns the references it removed, and the collector,
+		// which set nothing, owns nothing.
+		mf, _ := field(dep, "metadata", "managedFields")
+		for _, m := range asList(mf) {
+			if fields, _ := field(m, "fieldsV1", "f:metadata"); has(obj{"m": fields}, "m", "f:ownerReferences") || str(m, "manager") == "kube-controller-manager" {
+				t.Errorf("managedFields of the orphaned dependent: %s", compact(obj{"managedFields": mf}))
+			}
+		}
 	})
 
 	t.Run("dangling-at-creation", func(t *testing.T) {

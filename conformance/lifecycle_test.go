@@ -559,9 +559,34 @@ func namespaceDeletion(t *testing.T, e *env, progress time.Duration) {
 		}
 		return reflect.DeepEqual(last, want)
 	})
+	// The controller writes the conditions through /status, as its field
+	// manager.
+	cur := expect(t, e.get(t, "/api/v1/namespaces/"+ns), http.StatusOK)
+	mf, _ := field(cur, "metadata", "managedFields")
+	statusManaged := false
+	for _, m := range asList(mf) {
+		if str(m, "manager") == "kube-controller-manager" && str(m, "subresource") == "status" && str(m, "operation") == "Update" {
+			statusManaged = true
+		}
+	}
+	if !statusManaged {
+		t.Errorf("managedFields %v: no Update of the status by kube-controller-manager", mf)
+	}
+
+	// Finalizing the namespace removes it: the update of its spec.finalizers
+	// deletes it (kube-apiserver's ShouldDeleteDuringUpdate), so watchers
+	// see it go with its last stored state, "kubernetes" still in its
+	// spec.finalizers, and never without them.
+	w := e.watch(t, "/api/v1/namespaces"+q("watch", "1", "fieldSelector", "metadata.name="+ns, "resourceVersion", rv(cur)))
 	e.removeFinalizers(t, ns, "held")
-	e.waitCollection(t, "/api/v1/namespaces"+q("fieldSelector", "metadata.name="+ns), "the namespace to disappear", 30*time.Second, func(objs map[string]obj) bool {
-		return len(objs) == 0
-	})
+	for {
+		ev := w.nextChange(t, 30*time.Second)
+		if f, _ := field(ev.Object, "spec", "finalizers"); !reflect.DeepEqual(f, []any{"kubernetes"}) {
+			t.Errorf("%s event of the namespace with spec.finalizers %v, want [kubernetes]", ev.Type, f)
+		}
+		if ev.Type == "DELETED" {
+			break
+		}
+	}
 	checkStatus(t, e.get(t, "/api/v1/namespaces/"+ns), http.StatusNotFound, "NotFound", `namespaces "`+ns+`" not found`)
 }
