@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -143,4 +145,48 @@ func (s *Server) writeYAML(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", codec.MediaTypeYAML)
 	w.WriteHeader(code)
 	_, _ = w.Write(b)
+}
+
+// writeList writes the list a request produced, converted as mt asks
+// (negotiate.go).
+func (h *handler) writeList(mt codec.MediaType, meta *metav1.ListMeta, items []storage.Object) {
+	switch mt.As {
+	case codec.AsPartialObjectMetadataList:
+		h.s.writePartialList(h.w, mt, meta, items)
+	case codec.AsPartialObjectMetadata:
+		h.fail(isAList(h.res))
+	case codec.AsTable:
+		h.listTable(mt, meta, items)
+	default:
+		h.s.writeList(h.w, mt, h.res, meta, items)
+	}
+}
+
+// writeList streams a list.
+func (s *Server) writeList(w http.ResponseWriter, mt codec.MediaType, res *registry.Resource, meta *metav1.ListMeta, items []storage.Object) {
+	typ := metav1.TypeMeta{Kind: res.ListKind, APIVersion: res.GroupVersion()}
+	if mt.Subtype == offerProtobuf.Subtype && res.Protobuf {
+		w.Header().Set("Content-Type", codec.MediaTypeProtobuf)
+		pm := make([]codec.ProtoMarshaler, len(items))
+		for i, it := range items {
+			pm[i] = it.(codec.ProtoMarshaler)
+		}
+		if err := codec.EncodeProtobufList(w, typ, meta, pm); err != nil {
+			s.cfg.Logger.Debug("apiserver: writing list", "err", err)
+		}
+		return
+	}
+	if mt.Subtype == offerYAML.Subtype {
+		var buf bytes.Buffer
+		if err := codec.EncodeJSONList(&buf, typ, meta, items); err != nil {
+			s.writeRawJSON(w, http.StatusInternalServerError, metav1.NewInternalError(err))
+			return
+		}
+		s.writeYAML(w, http.StatusOK, json.RawMessage(buf.Bytes()))
+		return
+	}
+	w.Header().Set("Content-Type", codec.MediaTypeJSON)
+	if err := codec.EncodeJSONList(w, typ, meta, items); err != nil {
+		s.cfg.Logger.Debug("apiserver: writing list", "err", err)
+	}
 }

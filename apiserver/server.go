@@ -45,6 +45,19 @@
 //     package openapi), built from the kinds' Go types and the CRDs'
 //     schemas, and rebuilt when the served resources change.
 //
+// # Shape
+//
+// A request is routed (server.go) to a handler (handlers.go for reads,
+// handlers_write.go, patch.go, apply.go and scale.go for writes) that
+// decodes it (decode.go, negotiate.go), calls the resource's store
+// (resourceStore, store.go and store_delete.go) and writes the answer
+// (respond.go, partial.go, table.go). The store runs the whole write
+// pipeline (defaulting, managed fields, admission, validation, generation,
+// finalizers and graceful deletion, dry run) and is also what the server's
+// own controllers write through (gc.go, namespace.go, nsdefaults.go,
+// kubernetes_service.go), so no path skips a stage. store.go says how to
+// add a kind and a subresource. Every storage key is built by keyOf.
+//
 // # Fidelity
 //
 // Status codes, reasons and messages follow kube-apiserver; testdata/golden

@@ -3,76 +3,14 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"net/http"
 	"reflect"
 	"slices"
-	"strconv"
 	"time"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
 )
-
-// deleteOptions reads the DeleteOptions of a delete or deletecollection:
-// from the body when there is one, decoded by its Content-Type
-// (optionsbody.go), and from the query otherwise, as kube-apiserver does
-// (a body's options replace the query's, which are then not read).
-func (h *handler) deleteOptions() (metav1.DeleteOptions, *metav1.Status) {
-	body, st := h.readBody()
-	if st != nil {
-		return metav1.DeleteOptions{}, st
-	}
-	var opts metav1.DeleteOptions
-	if len(body) > 0 {
-		if opts, st = decodeDeleteOptionsBody(body, h.r.Header.Get("Content-Type")); st != nil {
-			return opts, st
-		}
-	} else {
-		var err error
-		if opts, err = metav1.DecodeDeleteOptions(h.r.URL.Query()); err != nil {
-			return opts, metav1.NewBadRequest(err.Error())
-		}
-	}
-	if errs := metav1.ValidateDeleteOptions(opts); len(errs) > 0 {
-		return opts, metav1.NewInvalidOptions("DeleteOptions", errs)
-	}
-	return opts, nil
-}
-
-func (h *handler) delete() {
-	mt, ok := h.negotiate()
-	if !ok {
-		return
-	}
-	if h.ri.Sub != "" {
-		h.methodNotAllowed()
-		return
-	}
-	opts, st := h.deleteOptions()
-	if st != nil {
-		h.fail(st)
-		return
-	}
-	out, deleted, err := h.store().Delete(h.r.Context(), h.ri.Namespace, h.ri.Name, &opts)
-	if err != nil {
-		h.failErr(err)
-		return
-	}
-	if deleted && !h.res.ReturnDeletedObject {
-		st := metav1.NewDeleted(h.res.GroupResource(), h.ri.Name, out.GetUID())
-		h.s.writeStatusAs(h.w, mt, st)
-		return
-	}
-	// kube-apiserver answers 202 Accepted to a delete that did not remove the
-	// object when the client asked for cascading with the deprecated
-	// orphanDependents=false, and 200 otherwise (kept for old clients).
-	code := http.StatusOK
-	if opts.OrphanDependents != nil && !*opts.OrphanDependents {
-		code = http.StatusAccepted
-	}
-	h.writeObject(mt, code, out)
-}
 
 // immortalNamespaces may not be deleted: kube-apiserver's NamespaceLifecycle
 // admission refuses it (403), since the cluster's own objects live there.
@@ -396,49 +334,4 @@ func (s *Server) released(res *registry.Resource, obj storage.Object) {
 	if res.Release != nil {
 		res.Release(obj)
 	}
-}
-
-func (h *handler) deleteCollection() {
-	mt, ok := h.negotiate()
-	if !ok {
-		return
-	}
-	opts, st := h.deleteOptions()
-	if st != nil {
-		h.fail(st)
-		return
-	}
-	lopts, pred, st := h.listOptions()
-	if st != nil {
-		h.fail(st)
-		return
-	}
-	_ = lopts
-	ctx := h.r.Context()
-	rs := h.store()
-	result, err := h.s.store.List(ctx, rs.key(h.ri.Namespace, ""), storage.ListOptions{Predicate: pred})
-	if err != nil {
-		h.fail(h.storageStatus(err, ""))
-		return
-	}
-	// The response lists what was deleted as it was listed (golden 83), and
-	// objects kept for their finalizers in their new state, at the list's
-	// resourceVersion.
-	items := make([]storage.Object, 0, len(result.Items))
-	for _, it := range result.Items {
-		out, deleted, err := rs.Delete(ctx, it.GetNamespace(), it.GetName(), &opts)
-		if errors.Is(err, storage.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			h.failErr(err)
-			return
-		}
-		if deleted {
-			out = it
-		}
-		items = append(items, out)
-	}
-	meta := metav1.ListMeta{ResourceVersion: strconv.FormatUint(result.Revision, 10)}
-	h.writeList(mt, &meta, items)
 }
