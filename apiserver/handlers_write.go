@@ -24,7 +24,7 @@ func (h *handler) store() resourceStore { return h.s.storeOf(h.res) }
 // writeOptions are the options of the request's write: its field manager,
 // subresource and warnings.
 func (h *handler) writeOptions(dryRun bool) *writeOptions {
-	return &writeOptions{Manager: h.manager, Subresource: h.ri.Sub, Applying: h.applying, DryRun: dryRun, Warn: h.warn}
+	return &writeOptions{Manager: h.manager, Subresource: h.ri.Sub, Applying: h.applying, DryRun: dryRun, Warnings: h}
 }
 
 // failErr writes the Status of an error of the store.

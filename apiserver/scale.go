@@ -301,7 +301,7 @@ func (rs resourceStore) updateScale(ctx context.Context, namespace, name string,
 		}
 		return obj, nil
 	}
-	out, err := rs.update(ctx, namespace, name, false, nil, o, try)
+	out, _, err := rs.update(ctx, namespace, name, false, nil, o, try)
 	if err != nil {
 		return nil, err
 	}

@@ -48,14 +48,21 @@ import (
 // # Adding a subresource
 //
 // A subresource is a small function over the store: validSubresource
-// (server.go) admits its name, handler.serve routes its verbs to a handler
-// that decodes the request, calls the store, and writes the answer.
-// Writes go through resourceStore.Update when the subresource writes the
-// object's own representation (status: mergeUpdate takes the status from
-// the body and keeps the rest), or through resourceStore.update with a
-// function that builds the next state from the stored one (scale:
-// updateScale; eviction, binding, approval, finalize and token are to be
-// written the same way), calling track and validate as its semantics ask.
+// (server.go) admits its name, and handler.serve routes its verbs to a
+// handler that decodes the request, calls the store and writes the answer.
+//
+//   - One written with the object's own representation (status; approval,
+//     finalize) goes through resourceStore.Update with
+//     writeOptions.Subresource set; what it takes from the body and what it
+//     keeps of the stored object is its entry in subresourceTakes.
+//   - One with a representation of its own (scale; binding) builds the
+//     next state from the stored object in a function given to
+//     resourceStore.update, calling track and validate as its semantics
+//     ask (updateScale); a change made on the server's own behalf is
+//     resourceStore.modify.
+//   - One that deletes (eviction) checks what it must, then calls
+//     resourceStore.Delete with the request's DeleteOptions; one that
+//     creates something else (token) calls that resource's store.
 
 // resourceStore reads and writes the objects of one resource through the
 // write pipeline (see above). It is a small value: build one per use with
@@ -80,13 +87,17 @@ type writeOptions struct {
 	Applying bool
 	// DryRun runs every stage but stores nothing.
 	DryRun bool
-	// Warn receives the warnings of the write (nil drops them).
-	Warn func(string)
+	// Warnings receives the warnings of the write (nil drops them): the
+	// request's handler, which sends them as Warning headers.
+	Warnings warner
 }
 
+// warner receives the warnings of a write.
+type warner interface{ warn(msg string) }
+
 func (o *writeOptions) warn(msg string) {
-	if o.Warn != nil {
-		o.Warn(msg)
+	if o.Warnings != nil {
+		o.Warnings.warn(msg)
 	}
 }
 
@@ -373,14 +384,9 @@ func (rs resourceStore) Update(ctx context.Context, namespace, name string, want
 			rs.release(next)
 			return nil, asError(st)
 		}
-		created = true
 		return next, nil
 	}
-	out, err = rs.update(ctx, namespace, name, allowCreate, nil, o, func(cur storage.Object) (storage.Object, error) {
-		created = false
-		return try(cur)
-	})
-	return out, created, err
+	return rs.update(ctx, namespace, name, allowCreate, nil, o, try)
 }
 
 // update is the driver of every update: it calls try with the stored
@@ -392,18 +398,15 @@ func (rs resourceStore) Update(ctx context.Context, namespace, name string, want
 // for the resource and status, a subresource's own); an object it builds
 // without a current one is a create. pre is checked by the storage write
 // (a dry run does not check it).
-func (rs resourceStore) update(ctx context.Context, namespace, name string, allowCreate bool, pre *storage.Preconditions, o *writeOptions, try func(cur storage.Object) (storage.Object, error)) (storage.Object, error) {
+func (rs resourceStore) update(ctx context.Context, namespace, name string, allowCreate bool, pre *storage.Preconditions, o *writeOptions, try func(cur storage.Object) (storage.Object, error)) (out storage.Object, created bool, err error) {
 	key := rs.key(namespace, name)
 	var lastCur storage.Object // the stored state the last attempt saw
-	created := false
 	tryUpdate := func(cur storage.Object) (storage.Object, error) {
 		lastCur = cur
 		next, err := try(cur)
 		created = err == nil && cur == nil
 		return next, err
 	}
-	var out storage.Object
-	var err error
 	if o.DryRun {
 		var cur storage.Object
 		cur, err = rs.s.store.Get(ctx, key, storage.ReadOptions{})
@@ -428,7 +431,7 @@ func (rs resourceStore) update(ctx context.Context, namespace, name string, allo
 			rs.res.Retain(lastCur)
 		}
 	}
-	return out, rs.fail(err, name, 0)
+	return out, created, rs.fail(err, name, 0)
 }
 
 // modify writes the change a controller of the cluster makes to the named
@@ -441,7 +444,7 @@ func (rs resourceStore) update(ctx context.Context, namespace, name string, allo
 // write with (the Subresource of o says which endpoint a real controller
 // would call: "" for metadata, "status" for conditions, "finalize").
 func (rs resourceStore) modify(ctx context.Context, namespace, name string, pre *storage.Preconditions, o *writeOptions, change func(cur storage.Object) storage.Object) (storage.Object, error) {
-	return rs.update(ctx, namespace, name, false, pre, o, func(cur storage.Object) (storage.Object, error) {
+	out, _, err := rs.update(ctx, namespace, name, false, pre, o, func(cur storage.Object) (storage.Object, error) {
 		if cur == nil {
 			return nil, storage.ErrNotFound
 		}
@@ -456,6 +459,7 @@ func (rs resourceStore) modify(ctx context.Context, namespace, name string, pre 
 		}
 		return next, nil
 	})
+	return out, err
 }
 
 // admit runs the resource's admission checks (nil when it has none).
@@ -489,16 +493,11 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 		return nil, metav1.NewConflict(res.GroupResource(), name,
 			fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.GetUID()))
 	}
-	if o.Subresource == "status" {
-		// /status changes the status and, for built-in kinds, some
-		// metadata; the rest is the stored object's.
-		in := next
-		next = res.Copy(cur)
-		registry.CopyStatus(next, in)
-		if res.StatusMetadata != nil {
-			res.StatusMetadata(next, in)
-		}
+	if take := subresourceTakes[o.Subresource]; take != nil {
+		next = take(res, cur, next)
 	} else if res.StatusSubresource {
+		// The resource itself (and a subresource that takes the rest of
+		// the object, such as finalize) keeps the stored status.
 		registry.CopyStatus(next, cur)
 	}
 	next.SetResourceVersion(cur.GetResourceVersion())
@@ -526,6 +525,25 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 		return cur, nil
 	}
 	return next, nil
+}
+
+// subresourceTakes are the subresources written with the object's own
+// representation that take only part of the body: each builds the next
+// state from the stored object cur and the body in. A subresource absent
+// here (the resource itself, finalize) takes the whole body but the status
+// of a kind with a status subresource. Add the next one (approval: the
+// conditions of the status) here.
+var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.Object) registry.Object{
+	// /status changes the status and, for built-in kinds, some metadata;
+	// the rest is the stored object's.
+	"status": func(res *registry.Resource, cur, in registry.Object) registry.Object {
+		next := res.Copy(cur)
+		registry.CopyStatus(next, in)
+		if res.StatusMetadata != nil {
+			res.StatusMetadata(next, in)
+		}
+		return next
+	},
 }
 
 // release gives back what the resource reserved for obj (nil-safe).
