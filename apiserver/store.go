@@ -604,6 +604,11 @@ func (rs resourceStore) validate(o *writeOptions, obj, old registry.Object) *met
 			o.warn(w)
 		}
 	}
+	if res.Warnings != nil {
+		for _, w := range res.Warnings(obj, old) {
+			o.warn(w)
+		}
+	}
 	return nil
 }
 

@@ -3,10 +3,13 @@ package apiserver
 import (
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
 )
 
@@ -100,6 +103,40 @@ func TestInternalWritesRunThePipeline(t *testing.T) {
 		}
 		if obj.GetUID() == "" || obj.GetCreationTimestamp().IsZero() {
 			t.Errorf("%s: system fields not set: %+v", tc.resource, obj)
+		}
+	}
+}
+
+// TestResourceWarnings: a kind's warnings (Resource.Warnings) are sent with
+// the answer of a valid write, on create and on update, dry runs included.
+func TestResourceWarnings(t *testing.T) {
+	reg := registry.Builtin()
+	res := reg.Get("", "v1", "configmaps")
+	res.Warnings = func(obj, old registry.Object) []string {
+		if old == nil {
+			return []string{"created " + obj.GetName()}
+		}
+		return []string{"updated " + obj.GetName()}
+	}
+	s, err := New(Config{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, tc := range []struct {
+		method, path, body string
+		code               int
+		want               string
+	}{
+		{"POST", "/api/v1/namespaces/default/configmaps?dryRun=All", `{"metadata":{"name":"w"}}`, http.StatusCreated, `299 - "created w"`},
+		{"POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"w"}}`, http.StatusCreated, `299 - "created w"`},
+		{"PUT", "/api/v1/namespaces/default/configmaps/w", `{"metadata":{"name":"w"},"data":{"a":"b"}}`, http.StatusOK, `299 - "updated w"`},
+		{"POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"Bad_Name"}}`, http.StatusUnprocessableEntity, ""},
+	} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body)))
+		if rec.Code != tc.code || rec.Header().Get("Warning") != tc.want {
+			t.Errorf("%s %s: %d, Warning %q; want %d, %q", tc.method, tc.path, rec.Code, rec.Header().Get("Warning"), tc.code, tc.want)
 		}
 	}
 }

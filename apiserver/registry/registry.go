@@ -122,6 +122,10 @@ type Resource struct {
 	// Validate checks a new or updated object beyond its metadata; old is
 	// nil on create.
 	Validate func(obj, old Object) metav1.FieldErrors
+	// Warnings are kube-apiserver's warnings for a valid new or updated
+	// object (its strategy's WarningsOnCreate and WarningsOnUpdate; old is
+	// nil on create), sent as Warning headers of the write's response.
+	Warnings func(obj, old Object) []string
 	// StatusMetadata, when set, copies from in to next the metadata that an
 	// update of /status may change (next is the stored object with the new
 	// status). Nil means a /status update changes no metadata, as for
