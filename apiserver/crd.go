@@ -60,7 +60,7 @@ func crdResource() *registry.Resource {
 		// kube-apiserver v1.37 still stores definitions as v1beta1, and
 		// discovery's storageVersionHash says so.
 		StorageVersion: "v1beta1",
-		Default: func(o registry.Object) { defaultCRD(o.(*apiextensionsv1.CustomResourceDefinition)) },
+		Default:        func(o registry.Object) { defaultCRD(o.(*apiextensionsv1.CustomResourceDefinition)) },
 		PrepareForCreate: func(o registry.Object) {
 			crd := o.(*apiextensionsv1.CustomResourceDefinition)
 			defaultCRD(crd)

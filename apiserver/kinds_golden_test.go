@@ -99,38 +99,8 @@ func TestKindsGolden(t *testing.T) {
 // refused. The list only shrinks: a case that passes fails the test until
 // it is removed.
 var kindsPending = map[string]string{
-	"full-core-secrets": "registry.SecretWarnings has the Warning, but Resource has a static Warning only: it needs a per-object hook (kube-apiserver's WarningsOnCreate/Update) called where FinalizerWarnings is",
-
-	"invalid-core-nodes":          "Node entry: Validate: validateNode",
-	"update-immutable-core-nodes": "Node entry: Validate: validateNode",
-	"table-core-nodes":            "lists kinds-bad, which validateNode refuses",
-
-	"full-core-pods":              "Pod entry: PrepareForCreate calls gatePodScheduling after preparePod",
-	"invalid-core-pods-container": "Pod entry: Validate: validatePodSpec",
-	"update-immutable-core-pods": "Pod entry: Validate: validatePodSpec; and kube-apiserver's message goes on with a diff of " +
+	"update-immutable-core-pods": "kube-apiserver's message goes on with a diff of " +
 		"its internal PodSpec (Go field names) that kapi does not reproduce",
-	"table-core-pods": "full is not SchedulingGated without gatePodScheduling; min was updated",
-
-	"invalid-core-endpoints": "Endpoints entry: Validate: validateEndpoints (and the kubernetes Endpoints must then " +
-		"advertise a non-loopback address, as kube-apiserver does)",
-	"table-core-endpoints": "lists bad, which validateEndpoints refuses",
-
-	"invalid-core-events": "Event entry: Validate: validateEvent",
-	"table-core-events":   "lists bad, which validateEvent refuses",
-
-	"invalid-apps-deployments":                 "Deployment entry: Validate: validateDeploymentSpec (instead of validateDeployment)",
-	"update-immutable-apps-deployments":        "Deployment entry: Validate: validateDeploymentSpec",
-	"table-apps-deployments":                   "min's selector was changed by the update validateDeploymentSpec refuses",
-	"subresource-apps-deployments-scale-get":   "min's selector was changed by the update validateDeploymentSpec refuses",
-	"subresource-apps-deployments-scale-patch": "min's selector was changed by the update validateDeploymentSpec refuses",
-
-	"full-coordination.k8s.io-leases":    "Lease entry: PrepareForCreate/PrepareForUpdate: dropDisabledLeaseFields",
-	"invalid-coordination.k8s.io-leases": "Lease entry: Validate: validateLease",
-	"table-coordination.k8s.io-leases":   "lists bad, which validateLease refuses",
-
-	"invalid-discovery.k8s.io-endpointslices":          "EndpointSlice entry: Validate: validateEndpointSlice",
-	"update-immutable-discovery.k8s.io-endpointslices": "EndpointSlice entry: Validate: validateEndpointSlice",
-	"table-discovery.k8s.io-endpointslices":            "lists bad, which validateEndpointSlice refuses",
 }
 
 // kindsCase is a capture's file name taken apart: create-core-secrets-

@@ -161,8 +161,10 @@ type Config struct {
 	ServiceNodePortRange registry.PortRange
 	// AdvertiseAddress and AdvertisePort are where the kubernetes Service's
 	// Endpoints and EndpointSlice in the default namespace point, and its
-	// target port (default 127.0.0.1 and 6443, kube-apiserver's secure
-	// port); cmd/kapi-apiserver sets its listener's.
+	// target port (default 192.0.2.1, a documentation address, and 6443,
+	// kube-apiserver's secure port). It cannot be a loopback address: the
+	// Endpoints would be invalid, as kube-apiserver's validation refuses
+	// them. cmd/kapi-apiserver sets its listener's, or the host's.
 	AdvertiseAddress netip.Addr
 	AdvertisePort    int
 }
@@ -220,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.ServiceClusterIPRange = netip.MustParsePrefix("10.96.0.0/12")
 	}
 	if !cfg.AdvertiseAddress.IsValid() {
-		cfg.AdvertiseAddress = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+		cfg.AdvertiseAddress = netip.AddrFrom4([4]byte{192, 0, 2, 1})
 	}
 	if cfg.AdvertisePort <= 0 {
 		cfg.AdvertisePort = 6443

@@ -157,18 +157,18 @@ func ExampleTypedClient_Patch() {
 	if _, err := pods.Create(ctx, examplePod("web-0"), metav1.CreateOptions{}); err != nil {
 		log.Fatal(err)
 	}
-	patch := `{"spec":{"containers":[{"name":"sidecar","image":"busybox"}]},"metadata":{"labels":{"tier":"front"}}}`
+	// The container named web gets a new image and keeps its other fields.
+	patch := `{"spec":{"containers":[{"name":"web","image":"nginx:1.28"}]},"metadata":{"labels":{"tier":"front"}}}`
 	got, err := pods.Patch(ctx, "web-0", client.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, ctr := range got.Spec.Containers {
-		fmt.Println(ctr.Name, ctr.Image)
+		fmt.Println(ctr.Name, ctr.Image, ctr.ImagePullPolicy)
 	}
 	fmt.Println(got.Labels["app"], got.Labels["tier"])
 	// Output:
-	// sidecar busybox
-	// web nginx:1.27
+	// web nginx:1.28 IfNotPresent
 	// web front
 }
 

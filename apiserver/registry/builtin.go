@@ -83,13 +83,14 @@ var groupKinds = []func(Options, services) []*Resource{
 // coreKinds are the resources of the legacy core group, apps, coordination
 // and discovery that came first.
 func coreKinds(opts Options, svc services) []*Resource {
-	pods := kind[corev1.Pod]("", "v1", "pods", Resource{Generation: true, SelectableFields: podFields, Validate: validatePod,
+	pods := kind[corev1.Pod]("", "v1", "pods", Resource{Generation: true, SelectableFields: podFields, Validate: validatePodSpec,
 		Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(true, false),
 		Default: defaultPod,
 		PrepareForCreate: func(o Object) {
 			defaultPod(o)
 			admitPodCreate(o.(*corev1.Pod), opts.NameSuffix)
 			preparePod(o)
+			gatePodScheduling(o.(*corev1.Pod), o.GetCreationTimestamp().Time)
 		},
 		PrepareForUpdate: func(o, old Object) {
 			defaultPodSpecFields(o.(*corev1.Pod))
@@ -107,7 +108,7 @@ func coreKinds(opts Options, svc services) []*Resource {
 		kind[corev1.ConfigMap]("", "v1", "configmaps", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateConfigMap}),
 		kind[corev1.Event]("", "v1", "events", Resource{
-			SelectableFields: eventFields, Meta: MetaRules{Name: NameIsPathSegment}}),
+			SelectableFields: eventFields, Meta: MetaRules{Name: NameIsPathSegment}, Validate: validateEvent}),
 		kind[corev1.Namespace]("", "v1", "namespaces", Resource{
 			Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace,
 			StatusMetadata: statusMetadata(false, false), PrepareForCreate: prepareNamespace,
@@ -119,7 +120,7 @@ func coreKinds(opts Options, svc services) []*Resource {
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
 			},
-			Default: defaultNode,
+			Default: defaultNode, Validate: validateNode,
 			PrepareForCreate: func(o Object) {
 				defaultNode(o)
 				admitNodeCreate(o.(*corev1.Node))
@@ -127,7 +128,7 @@ func coreKinds(opts Options, svc services) []*Resource {
 			PrepareForUpdate: func(o, _ Object) { defaultNodeSpec(o.(*corev1.Node)) }}),
 		pods,
 		kind[corev1.Secret]("", "v1", "secrets", Resource{
-			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateSecret,
+			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateSecret, Warnings: SecretWarnings,
 			SelectableFields: func(o Object) map[string]string {
 				return map[string]string{"type": string(o.(*corev1.Secret).Type)}
 			},
@@ -141,19 +142,20 @@ func coreKinds(opts Options, svc services) []*Resource {
 			Validate: svc.validate, Admit: svc.admit, Release: svc.release, Retain: svc.retain, ReturnDeletedObject: true}),
 		kind[appsv1.Deployment]("apps", "v1", "deployments", Resource{Generation: true,
 			GenerationOnAnnotations: true, Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
-			Validate: validateDeployment, Default: defaultDeployment,
+			Validate: validateDeploymentSpec, Default: defaultDeployment,
 			PrepareForCreate: func(o Object) {
 				defaultDeployment(o)
 				ResetStatus(o)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
 		kind[coordinationv1.Lease]("coordination.k8s.io", "v1", "leases", Resource{
-			Meta: MetaRules{UpdateOnly: true}}),
+			Meta: MetaRules{UpdateOnly: true}, Validate: validateLease,
+			PrepareForCreate: func(o Object) { dropDisabledLeaseFields(o, nil) }, PrepareForUpdate: dropDisabledLeaseFields}),
 		kind[corev1.Endpoints]("", "v1", "endpoints", Resource{
-			Default: defaultEndpoints, PrepareForCreate: defaultEndpoints, PrepareForUpdate: func(o, _ Object) { defaultEndpoints(o) },
+			Default: defaultEndpoints, PrepareForCreate: defaultEndpoints, Validate: validateEndpoints, PrepareForUpdate: func(o, _ Object) { defaultEndpoints(o) },
 			Meta: builtinMeta(NameIsDNSSubdomain), Warning: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
 		kind[discoveryv1.EndpointSlice]("discovery.k8s.io", "v1", "endpointslices", Resource{Generation: true, Default: defaultEndpointSlice, PrepareForCreate: defaultEndpointSlice,
-			PrepareForUpdate: func(o, _ Object) { defaultEndpointSlice(o) }, Meta: builtinMeta(NameIsDNSSubdomain)}),
+			PrepareForUpdate: func(o, _ Object) { defaultEndpointSlice(o) }, Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateEndpointSlice}),
 	}
 }
 
@@ -239,49 +241,6 @@ func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
 		return corev1.PodQOSGuaranteed
 	}
 	return corev1.PodQOSBurstable
-}
-
-func validatePod(o, _ Object) metav1.FieldErrors {
-	p := o.(*corev1.Pod)
-	var errs metav1.FieldErrors
-	if len(p.Spec.Containers) == 0 {
-		errs = append(errs, metav1.FieldRequired("spec.containers", ""))
-	}
-	for i, c := range p.Spec.Containers {
-		path := "spec.containers[" + strconv.Itoa(i) + "]"
-		if c.Name == "" {
-			errs = append(errs, metav1.FieldRequired(path+".name", ""))
-		}
-		if c.Image == "" {
-			errs = append(errs, metav1.FieldRequired(path+".image", ""))
-		}
-	}
-	return errs
-}
-
-func validateDeployment(o, _ Object) metav1.FieldErrors {
-	d := o.(*appsv1.Deployment)
-	var errs metav1.FieldErrors
-	if d.Spec.Selector == nil {
-		errs = append(errs, metav1.FieldRequired("spec.selector", ""))
-	} else if len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
-		errs = append(errs, metav1.FieldInvalid("spec.selector", d.Spec.Selector, "empty selector is invalid for deployment"))
-	} else {
-		for k, v := range d.Spec.Selector.MatchLabels {
-			if d.Spec.Template.Labels[k] != v {
-				errs = append(errs, metav1.FieldInvalid("spec.template.metadata.labels", d.Spec.Template.Labels,
-					"`selector` does not match template `labels`"))
-				break
-			}
-		}
-	}
-	if d.Spec.Replicas != nil && *d.Spec.Replicas < 0 {
-		errs = append(errs, metav1.FieldInvalid("spec.replicas", *d.Spec.Replicas, "must be greater than or equal to 0"))
-	}
-	if len(d.Spec.Template.Spec.Containers) == 0 {
-		errs = append(errs, metav1.FieldRequired("spec.template.spec.containers", ""))
-	}
-	return errs
 }
 
 // kind describes the built-in resource group/version/resource of Go type

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -39,12 +41,12 @@ func (s *testServer) doJSON(t *testing.T, method, path, body string) (int, map[s
 // What the binary creates for itself and its controllers, with the flags
 // that configure them: the kubernetes Service (first address of
 // --service-cluster-ip-range, port 443 to the server's port) and its
-// Endpoints at the listen address, kube-root-ca.crt with the TLS CA of the
+// Endpoints at --advertise-address, kube-root-ca.crt with the TLS CA of the
 // kubeconfig, node ports from --service-node-port-range, and --controllers.
 func TestClusterObjects(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "--tls", "--service-cluster-ip-range=10.0.0.0/24", "--service-node-port-range=31000-31001",
-		"--controllers=*,-"+ctrlServiceAccount)
+		"--controllers=*,-"+ctrlServiceAccount, "--advertise-address=198.51.100.7")
 	u, err := url.Parse(s.url)
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +63,11 @@ func TestClusterObjects(t *testing.T) {
 		t.Errorf("kubernetes service port %v, want https 443 -> %d", p, port)
 	}
 	code, ep := s.getJSON(t, "/api/v1/namespaces/default/endpoints/kubernetes")
-	if want := fmt.Sprintf(`[{"addresses":[{"ip":"127.0.0.1"}],"ports":[{"name":"https","port":%d,"protocol":"TCP"}]}]`, port); code != http.StatusOK || compactJSON(ep["subsets"]) != want {
+	if want := fmt.Sprintf(`[{"addresses":[{"ip":"198.51.100.7"}],"ports":[{"name":"https","port":%d,"protocol":"TCP"}]}]`, port); code != http.StatusOK || compactJSON(ep["subsets"]) != want {
 		t.Errorf("kubernetes endpoints: %d %s, want subsets %s", code, compactJSON(ep["subsets"]), want)
 	}
 	code, slice := s.getJSON(t, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes")
-	if want := `[{"addresses":["127.0.0.1"],"conditions":{"ready":true}}]`; code != http.StatusOK || compactJSON(slice["endpoints"]) != want {
+	if want := `[{"addresses":["198.51.100.7"],"conditions":{"ready":true}}]`; code != http.StatusOK || compactJSON(slice["endpoints"]) != want {
 		t.Errorf("kubernetes endpointslice: %d %s, want endpoints %s", code, compactJSON(slice["endpoints"]), want)
 	}
 
@@ -103,4 +105,18 @@ func TestClusterObjects(t *testing.T) {
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// Without --advertise-address the kubernetes Service points at the listen
+// address, or, when it is loopback or unspecified, at an address of the host
+// that is not loopback (kube-apiserver refuses loopback endpoints).
+func TestAdvertiseAddress(t *testing.T) {
+	if got := advertiseAddress(net.ParseIP("10.1.2.3")); got != netip.MustParseAddr("10.1.2.3") {
+		t.Errorf("listen 10.1.2.3: %v", got)
+	}
+	for _, listen := range []net.IP{net.ParseIP("127.0.0.1"), net.IPv4zero, net.ParseIP("::1"), nil} {
+		if got := advertiseAddress(listen); !got.Is4() || got.IsLoopback() || got.IsUnspecified() {
+			t.Errorf("listen %v: advertises %v", listen, got)
+		}
+	}
 }

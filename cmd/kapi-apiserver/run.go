@@ -59,7 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	controllers := fs.String("controllers", "*", "controllers to run, as kube-controller-manager's flag: '*' for all, 'name' to add one, '-name' to leave one out; kapi runs "+strings.Join(knownControllers, ", "))
 	serviceRange := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 `CIDR` services' cluster IPs come from; the kubernetes Service gets the first")
 	nodePorts := fs.String("service-node-port-range", registry.DefaultNodePortRange.String(), "`range` of node ports of NodePort and LoadBalancer services (first-last or first+offset)")
-	advertise := fs.String("advertise-address", "", "IP `address` the kubernetes Service's Endpoints point at (default the listen address, 127.0.0.1 if unspecified)")
+	advertise := fs.String("advertise-address", "", "IP `address` the kubernetes Service's Endpoints point at, not a loopback one (default the listen address, or else the host's first non-loopback IPv4 address, or else 192.0.2.1)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -90,7 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return bad("--service-node-port-range: %v", err)
 	}
 	if *advertise != "" {
-		if o.advertise, err = netip.ParseAddr(*advertise); err != nil || o.advertise.IsUnspecified() {
+		if o.advertise, err = netip.ParseAddr(*advertise); err != nil || o.advertise.IsUnspecified() || o.advertise.IsLoopback() {
 			return bad("--advertise-address %q is not a usable IP address", *advertise)
 		}
 	}
@@ -171,11 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Service points at its port, kube-root-ca.crt holds its CA.
 	advertise := o.advertise
 	if !advertise.IsValid() {
-		if a, ok := netip.AddrFromSlice(addr.IP); ok && !a.IsUnspecified() {
-			advertise = a.Unmap()
-		} else {
-			advertise = netip.AddrFrom4([4]byte{127, 0, 0, 1})
-		}
+		advertise = advertiseAddress(addr.IP)
 	}
 	cfg := apiserver.Config{
 		HistoryWindow:         o.historyWindow,
@@ -273,4 +269,24 @@ func serverURL(addr *net.TCPAddr, https bool) string {
 		scheme = "https"
 	}
 	return scheme + "://" + net.JoinHostPort(ip.String(), fmt.Sprint(addr.Port))
+}
+
+// advertiseAddress is the address the kubernetes Service points at when
+// --advertise-address is not given: the listen address unless it is
+// unspecified or loopback, else the host's first non-loopback IPv4 address
+// (as kube-apiserver picks one), else 192.0.2.1, a documentation address.
+func advertiseAddress(listen net.IP) netip.Addr {
+	if a, ok := netip.AddrFromSlice(listen); ok && !a.Unmap().IsUnspecified() && !a.Unmap().IsLoopback() {
+		return a.Unmap()
+	}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, x := range addrs {
+			if n, ok := x.(*net.IPNet); ok {
+				if a, ok := netip.AddrFromSlice(n.IP); ok && a.Unmap().Is4() && !a.IsLoopback() && a.IsGlobalUnicast() {
+					return a.Unmap()
+				}
+			}
+		}
+	}
+	return netip.AddrFrom4([4]byte{192, 0, 2, 1})
 }
