@@ -32,8 +32,8 @@ const (
 // timestamps, resourceVersions, generated names, continue tokens and cluster
 // IPs ignored (TestReleaseDifferences proves the table complete).
 type Difference struct {
-	V132      string                   // what v1.32.2 did differently
-	Use       Use                      // how the v1.32.2 capture is replayed
+	V132      string                  // what v1.32.2 did differently
+	Use       Use                     // how the v1.32.2 capture is replayed
 	Normalize func(x *Exchange) error // for Use Normalized
 }
 
