@@ -256,9 +256,9 @@ func TestStatusGolden(t *testing.T) {
 		{82, func(*testing.T, statusGoldenExchange) *Status { return NewNotFound(grConfigMaps, "nope") }},
 		{88, func(*testing.T, statusGoldenExchange) *Status {
 			return NewInvalid(GroupKind{Group: "example.com", Kind: "Widget"}, "w2", FieldErrors{
-				// v1.37's order (golden.Differences).
-				FieldInvalid("spec.size", int64(0), "spec.size in body should be greater than or equal to 1"),
+				// Sorted by field (golden.Nondeterministic).
 				FieldNotSupported("spec.color", "green", []string{"red", "blue"}),
+				FieldInvalid("spec.size", int64(0), "spec.size in body should be greater than or equal to 1"),
 			})
 		}},
 		{100, func(*testing.T, statusGoldenExchange) *Status {
