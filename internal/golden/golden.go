@@ -7,7 +7,6 @@
 package golden
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -151,11 +150,11 @@ func Load(name string) (*Exchange, error) {
 // All loads every numbered exchange captured from v1.37.2, in capture order.
 func All() ([]*Exchange, error) { return V137.All() }
 
-// Each runs f as a subtest named after each release, with the numbered case
-// name loaded from that release (Release.Load); a release that did not
+// Each runs f as a subtest named after each release, with the release and
+// the numbered case name loaded from it (Release.Load); a release that did not
 // capture the case, or whose capture is its own (ErrNotComparable), is
 // logged and left out.
-func Each(t *testing.T, name string, f func(t *testing.T, x *Exchange)) {
+func Each(t *testing.T, name string, f func(t *testing.T, r Release, x *Exchange)) {
 	t.Helper()
 	ran := 0
 	for _, r := range Releases {
@@ -168,7 +167,7 @@ func Each(t *testing.T, name string, f func(t *testing.T, x *Exchange)) {
 			t.Fatal(err)
 		}
 		ran++
-		t.Run(r.Name, func(t *testing.T) { f(t, x) })
+		t.Run(r.Name, func(t *testing.T) { f(t, r, x) })
 	}
 	if ran == 0 {
 		t.Fatalf("golden %s: captured by no release", name)
@@ -245,34 +244,30 @@ func binaryBody(dir string, body []byte) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, file))
 }
 
-// headerBlock splits "first line\nHeader: v\n...\n\nbody" into its parts. The
-// body loses one trailing newline (the capture's line end).
+// headerBlock splits "first line\nHeader: v\n...\n\nbody" into its parts
+// (lines may end in "\r\n", as case 104's headers do). The body loses one
+// trailing newline (the capture's line end).
 func headerBlock(b []byte, h map[string]string) (string, []byte, error) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, len(b)+1)
-	n := 0
+	rest := b
 	first := ""
-	for sc.Scan() {
-		line := sc.Text()
-		n += len(line) + 1
+	for len(rest) > 0 {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		text := strings.TrimSuffix(string(line), "\r")
 		if first == "" {
-			first = line
+			first = text
 			continue
 		}
-		if line == "" {
+		if text == "" {
 			break
 		}
-		k, v, ok := strings.Cut(line, ": ")
+		k, v, ok := strings.Cut(text, ": ")
 		if !ok {
-			return "", nil, fmt.Errorf("bad header line %q", line)
+			return "", nil, fmt.Errorf("bad header line %q", text)
 		}
 		h[k] = v
 	}
-	if n > len(b) {
-		n = len(b)
-	}
-	body := b[n:]
-	body = bytes.TrimSuffix(body, []byte("\n"))
+	body := bytes.TrimSuffix(rest, []byte("\n"))
 	if len(body) == 0 {
 		body = nil
 	}
