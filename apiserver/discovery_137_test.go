@@ -85,7 +85,7 @@ var notServedYet = map[string]bool{
 
 func discovery137(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(golden.Dir137(), "discovery", name))
+	b, err := os.ReadFile(filepath.Join(golden.V137.Dir(), "discovery", name))
 	if err != nil {
 		t.Fatal(err)
 	}

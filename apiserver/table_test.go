@@ -290,37 +290,39 @@ func TestTableWatch(t *testing.T) {
 		}
 		got = append(got, ev)
 	}
-	x, err := golden.Load("99-watch-table")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(x.ResponseBody), []byte("\n")) {
-		var ev map[string]any
-		if err := json.Unmarshal(line, &ev); err != nil {
+	for _, r := range golden.Releases {
+		x, err := r.Load("99-watch-table")
+		if err != nil {
 			t.Fatal(err)
 		}
-		want = append(want, ev)
-	}
-	if len(got) != 2 {
-		t.Fatalf("%d events, want 2: %v", len(got), got)
-	}
-	for i := range got {
-		w := want[min(i, len(want)-1)]
-		if !reflect.DeepEqual(keysOf(got[i]["object"]), keysOf(w["object"])) {
-			t.Errorf("event %d: object keys %v, want %v", i, keysOf(got[i]["object"]), keysOf(w["object"]))
+		var want []map[string]any
+		for _, line := range bytes.Split(bytes.TrimSpace(x.ResponseBody), []byte("\n")) {
+			var ev map[string]any
+			if err := json.Unmarshal(line, &ev); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, ev)
 		}
-		o := got[i]["object"].(map[string]any)
-		wo := w["object"].(map[string]any)
-		if got[i]["type"] != "ADDED" || o["kind"] != "Table" || len(o["rows"].([]any)) != 1 {
-			t.Errorf("event %d: %v", i, got[i])
+		if len(got) != 2 {
+			t.Fatalf("%d events, want 2: %v", len(got), got)
 		}
-		if (o["columnDefinitions"] == nil) != (wo["columnDefinitions"] == nil) {
-			t.Errorf("event %d: columnDefinitions %v, golden has %v", i, o["columnDefinitions"], wo["columnDefinitions"])
-		}
-		row := o["rows"].([]any)[0].(map[string]any)
-		if rv := row["object"].(map[string]any)["metadata"].(map[string]any)["resourceVersion"]; o["metadata"].(map[string]any)["resourceVersion"] != rv {
-			t.Errorf("event %d: Table resourceVersion %v, object's %v", i, o["metadata"], rv)
+		for i := range got {
+			w := want[min(i, len(want)-1)]
+			if !reflect.DeepEqual(keysOf(got[i]["object"]), keysOf(w["object"])) {
+				t.Errorf("event %d: object keys %v, want %v", i, keysOf(got[i]["object"]), keysOf(w["object"]))
+			}
+			o := got[i]["object"].(map[string]any)
+			wo := w["object"].(map[string]any)
+			if got[i]["type"] != "ADDED" || o["kind"] != "Table" || len(o["rows"].([]any)) != 1 {
+				t.Errorf("event %d: %v", i, got[i])
+			}
+			if (o["columnDefinitions"] == nil) != (wo["columnDefinitions"] == nil) {
+				t.Errorf("event %d: columnDefinitions %v, golden has %v", i, o["columnDefinitions"], wo["columnDefinitions"])
+			}
+			row := o["rows"].([]any)[0].(map[string]any)
+			if rv := row["object"].(map[string]any)["metadata"].(map[string]any)["resourceVersion"]; o["metadata"].(map[string]any)["resourceVersion"] != rv {
+				t.Errorf("event %d: Table resourceVersion %v, object's %v", i, o["metadata"], rv)
+			}
 		}
 	}
 }

@@ -5,22 +5,23 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kapi-dev/kapi/internal/golden"
 )
 
 // The bookmark that ends the initial events of a streaming list is, but for
-// its resourceVersion, the one kube-apiserver v1.37.2 sends (golden 96 of
-// v1.37: only the k8s.io/initial-events-end annotation).
+// its resourceVersion, the one kube-apiserver v1.37.2 sends (golden 96: only
+// the k8s.io/initial-events-end annotation; v1.32.2's normalized to it).
 func TestInitialEventsEndBookmarkGolden(t *testing.T) {
-	b, err := os.ReadFile("../testdata/golden-1.37/96-watch-sendinitialevents.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	golden.Each(t, "96-watch-sendinitialevents", testInitialEventsEndBookmarkGolden)
+}
+
+func testInitialEventsEndBookmarkGolden(t *testing.T, _ golden.Release, x *golden.Exchange) {
 	var want map[string]any
-	for line := range strings.Lines(string(b)) {
+	for line := range strings.Lines(string(x.ResponseBody)) {
 		if strings.HasPrefix(line, `{"type":"BOOKMARK"`) {
 			if err := json.Unmarshal([]byte(line), &want); err != nil {
 				t.Fatal(err)
@@ -58,7 +59,7 @@ func TestInitialEventsEndBookmarkGolden(t *testing.T) {
 		}
 		rvOf(got)["resourceVersion"] = rvOf(want)["resourceVersion"]
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("bookmark\n%s\nwant (golden 96 of v1.37)\n%s", sc.Text(), b)
+			t.Errorf("bookmark\n%s\nwant (golden 96)\n%s", sc.Text(), x.ResponseBody)
 		}
 		return
 	}

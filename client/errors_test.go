@@ -120,73 +120,79 @@ func sendLike(t *testing.T, c *Client, x *golden.Exchange) error {
 
 // Every failed exchange captured from kube-apiserver becomes a *StatusError
 // holding exactly the Status the server sent, whose message is the error
-// text, and for which exactly the expected predicates hold.
+// text, and for which exactly the expected predicates hold; for the captures
+// of each release (golden.Releases).
 func TestGoldenStatusErrors(t *testing.T) {
-	all, err := golden.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := 0
-	for _, x := range all {
-		if x.Status < 400 {
-			continue
+	seen := map[string]bool{}
+	for _, r := range golden.Releases {
+		all, err := r.All()
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen++
-		t.Run(x.Name, func(t *testing.T) {
-			want, ok := goldenErrors[x.Name]
-			if !ok {
-				t.Fatalf("no expectation for failed exchange %s (%d)", x.Name, x.Status)
+		for _, x := range all {
+			if x.Status < 400 {
+				continue
 			}
-			rec := replay(t, x)
-			c := newTestClient(t, &Config{Host: rec.srv.URL, MaxRetries: -1})
-			err := sendLike(t, c, x)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if got := holds(err); !slices.Equal(got, want) {
-				t.Errorf("predicates holding: %v, want %v", got, want)
-			}
-			// Through wrapping too.
-			wrapped := fmt.Errorf("reconciling: %w", err)
-			if got := holds(wrapped); !slices.Equal(got, want) {
-				t.Errorf("predicates holding for the wrapped error: %v, want %v", got, want)
-			}
-			var se *StatusError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %T is not a *StatusError", err)
-			}
-			if ReasonForError(wrapped) != se.ErrStatus.Reason {
-				t.Errorf("ReasonForError = %q, want %q", ReasonForError(wrapped), se.ErrStatus.Reason)
-			}
-			if se.ErrStatus.Code != int32(x.Status) {
-				t.Errorf("code %d, want %d", se.ErrStatus.Code, x.Status)
-			}
-			st, isStatus := decodeStatus(x.ResponseHeader["Content-Type"], x.ResponseBody)
-			if !isStatus {
-				// Not a Status body (a plain "404 page not found"): the
-				// error still says what happened.
-				for _, part := range []string{"404", strings.TrimSpace(string(x.ResponseBody))} {
-					if !strings.Contains(err.Error(), part) {
-						t.Errorf("error %q does not mention %q", err, part)
-					}
-				}
-				return
-			}
-			if !reflect.DeepEqual(se.ErrStatus, *st) {
-				t.Errorf("status\n got %+v\nwant %+v", se.ErrStatus, *st)
-			}
-			if err.Error() != st.Message {
-				t.Errorf("Error() = %q, want the message %q", err.Error(), st.Message)
-			}
-			if x.ResponseHeader["Retry-After"] != "" {
-				if n, ok := RetryAfterSeconds(err); !ok || fmt.Sprint(n) != x.ResponseHeader["Retry-After"] {
-					t.Errorf("RetryAfterSeconds = %d, %v; header %s", n, ok, x.ResponseHeader["Retry-After"])
-				}
-			}
-		})
+			seen[x.Name] = true
+			t.Run(r.Name+"/"+x.Name, func(t *testing.T) { testGoldenStatusError(t, x) })
+		}
 	}
-	if seen != len(goldenErrors) {
-		t.Errorf("%d failed exchanges in the golden files, %d expected", seen, len(goldenErrors))
+	if len(seen) != len(goldenErrors) {
+		t.Errorf("%d failed exchanges in the golden files, %d expected", len(seen), len(goldenErrors))
+	}
+}
+
+func testGoldenStatusError(t *testing.T, x *golden.Exchange) {
+	t.Helper()
+	want, ok := goldenErrors[x.Name]
+	if !ok {
+		t.Fatalf("no expectation for failed exchange %s (%d)", x.Name, x.Status)
+	}
+	rec := replay(t, x)
+	c := newTestClient(t, &Config{Host: rec.srv.URL, MaxRetries: -1})
+	err := sendLike(t, c, x)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if got := holds(err); !slices.Equal(got, want) {
+		t.Errorf("predicates holding: %v, want %v", got, want)
+	}
+	// Through wrapping too.
+	wrapped := fmt.Errorf("reconciling: %w", err)
+	if got := holds(wrapped); !slices.Equal(got, want) {
+		t.Errorf("predicates holding for the wrapped error: %v, want %v", got, want)
+	}
+	var se *StatusError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %T is not a *StatusError", err)
+	}
+	if ReasonForError(wrapped) != se.ErrStatus.Reason {
+		t.Errorf("ReasonForError = %q, want %q", ReasonForError(wrapped), se.ErrStatus.Reason)
+	}
+	if se.ErrStatus.Code != int32(x.Status) {
+		t.Errorf("code %d, want %d", se.ErrStatus.Code, x.Status)
+	}
+	st, isStatus := decodeStatus(x.ResponseHeader["Content-Type"], x.ResponseBody)
+	if !isStatus {
+		// Not a Status body (a plain "404 page not found"): the
+		// error still says what happened.
+		for _, part := range []string{"404", strings.TrimSpace(string(x.ResponseBody))} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("error %q does not mention %q", err, part)
+			}
+		}
+		return
+	}
+	if !reflect.DeepEqual(se.ErrStatus, *st) {
+		t.Errorf("status\n got %+v\nwant %+v", se.ErrStatus, *st)
+	}
+	if err.Error() != st.Message {
+		t.Errorf("Error() = %q, want the message %q", err.Error(), st.Message)
+	}
+	if x.ResponseHeader["Retry-After"] != "" {
+		if n, ok := RetryAfterSeconds(err); !ok || fmt.Sprint(n) != x.ResponseHeader["Retry-After"] {
+			t.Errorf("RetryAfterSeconds = %d, %v; header %s", n, ok, x.ResponseHeader["Retry-After"])
+		}
 	}
 }
 

@@ -19,12 +19,17 @@ import (
 )
 
 // goldenEnvelopes returns the golden protobuf bodies that are envelopes (all but
-// the watch stream), by file name.
+// the watch stream), of both releases (golden.Releases), by directory and file
+// name ("golden-1.37/08-get-configmap-protobuf.body.pb").
 func goldenEnvelopes(t testing.TB) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob("../testdata/golden/*.body.pb")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range []string{"../testdata/golden", "../testdata/golden-1.37"} {
+		f, err := filepath.Glob(dir + "/*.body.pb")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f...)
 	}
 	out := map[string][]byte{}
 	for _, f := range files {
@@ -35,10 +40,10 @@ func goldenEnvelopes(t testing.TB) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[filepath.Base(f)] = b
+		out[filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f)] = b
 	}
-	if len(out) < 13 {
-		t.Fatalf("found %d golden envelopes, want at least 13", len(out))
+	if len(out) < 26 {
+		t.Fatalf("found %d golden envelopes, want at least 26", len(out))
 	}
 	return out
 }
@@ -74,7 +79,7 @@ func TestDecodeEnvelopeGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if w, ok := want[name]; !ok || u.TypeMeta != w {
+			if w, ok := want[filepath.Base(name)]; !ok || u.TypeMeta != w {
 				t.Errorf("TypeMeta = %+v, want %+v", u.TypeMeta, w)
 			}
 			if u.ContentEncoding != "" || u.ContentType != "" {

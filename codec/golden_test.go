@@ -92,7 +92,13 @@ func roundTripJSON(t *testing.T, body []byte) (any, bool) {
 }
 
 func TestGoldenJSONRoundTrip(t *testing.T) {
-	all, err := golden.All()
+	for _, r := range golden.Releases {
+		t.Run(r.Name, func(t *testing.T) { testGoldenJSONRoundTrip(t, r) })
+	}
+}
+
+func testGoldenJSONRoundTrip(t *testing.T, r golden.Release) {
+	all, err := r.All()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,63 +153,75 @@ var protobufGolden = []struct{ pb, jsonTwin string }{
 	{"proto-update-scale-deployment-protobuf", ""},
 }
 
+// TestGoldenProtobufRoundTrip decodes each protobuf capture of each release
+// (v1.32.2's normalized to v1.37.2, golden.Differences), encodes it again and
+// requires the captured bytes, and the same object as its JSON twin.
 func TestGoldenProtobufRoundTrip(t *testing.T) {
 	for _, c := range protobufGolden {
 		t.Run(c.pb, func(t *testing.T) {
-			x, err := golden.Load(c.pb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u, err := codec.DecodeEnvelope(x.ResponseBody)
-			if err != nil {
-				t.Fatal(err)
-			}
-			newObj, ok := kinds[u.TypeMeta.Kind]
-			if !ok {
-				t.Fatalf("no kind %q", u.TypeMeta.Kind)
-			}
-			obj := newObj()
-			typ, err := codec.UnmarshalProtobuf(x.ResponseBody, obj.(codec.ProtoUnmarshaler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := codec.MarshalProtobuf(typ, obj.(codec.ProtoMarshaler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(out, x.ResponseBody) {
-				// Fields Kubernetes added after the capture's release are written
-				// (as zero) by the newer schema kapi ships; without them the bytes
-				// must be identical.
-				u, err := codec.DecodeEnvelope(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				u.Raw = stripAddedFields(t, u.Raw, reflect.TypeOf(obj).Elem())
-				out = u.AppendEnvelope(nil)
-			}
-			if !bytes.Equal(out, x.ResponseBody) {
-				t.Errorf("protobuf re-encoding differs from the capture\nwant %x\ngot  %x", x.ResponseBody, out)
-			}
-			if c.jsonTwin == "" {
+			if !strings.HasPrefix(c.pb, "proto-") {
+				golden.Each(t, c.pb, func(t *testing.T, r golden.Release, x *golden.Exchange) {
+					var twin *golden.Exchange
+					if c.jsonTwin != "" {
+						var err error
+						if twin, err = r.Load(c.jsonTwin); err != nil {
+							t.Fatal(err)
+						}
+					}
+					protobufRoundTrip(t, x, twin)
+				})
 				return
 			}
-			tw, err := golden.Load(c.jsonTwin)
+			x, err := golden.Load(c.pb) // captured from v1.37.2 only
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromJSON := newObj()
-			if err := codec.UnmarshalJSON(tw.ResponseBody, fromJSON); err != nil {
-				t.Fatal(err)
+			var twin *golden.Exchange
+			if c.jsonTwin != "" {
+				if twin, err = golden.Load(c.jsonTwin); err != nil {
+					t.Fatal(err)
+				}
 			}
-			// The envelope carries kind and apiVersion; the object itself does not.
-			setTypeMeta(fromJSON, metav1.TypeMeta{})
-			if !reflect.DeepEqual(obj, fromJSON) {
-				a, _ := codec.MarshalJSON(obj)
-				b, _ := codec.MarshalJSON(fromJSON)
-				t.Errorf("protobuf and JSON captures decode differently:\nprotobuf %s\njson     %s", a, b)
-			}
+			protobufRoundTrip(t, x, twin)
 		})
+	}
+}
+
+func protobufRoundTrip(t *testing.T, x, twin *golden.Exchange) {
+	t.Helper()
+	u, err := codec.DecodeEnvelope(x.ResponseBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newObj, ok := kinds[u.TypeMeta.Kind]
+	if !ok {
+		t.Fatalf("no kind %q", u.TypeMeta.Kind)
+	}
+	obj := newObj()
+	typ, err := codec.UnmarshalProtobuf(x.ResponseBody, obj.(codec.ProtoUnmarshaler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := codec.MarshalProtobuf(typ, obj.(codec.ProtoMarshaler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, x.ResponseBody) {
+		t.Errorf("protobuf re-encoding differs from the capture\nwant %x\ngot  %x", x.ResponseBody, out)
+	}
+	if twin == nil {
+		return
+	}
+	fromJSON := newObj()
+	if err := codec.UnmarshalJSON(twin.ResponseBody, fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	// The envelope carries kind and apiVersion; the object itself does not.
+	setTypeMeta(fromJSON, metav1.TypeMeta{})
+	if !reflect.DeepEqual(obj, fromJSON) {
+		a, _ := codec.MarshalJSON(obj)
+		b, _ := codec.MarshalJSON(fromJSON)
+		t.Errorf("protobuf and JSON captures decode differently:\nprotobuf %s\njson     %s", a, b)
 	}
 }
 

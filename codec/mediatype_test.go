@@ -3,12 +3,13 @@ package codec_test
 import (
 	"encoding/json"
 	"errors"
-	"os"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/golden"
 )
 
 func mustParseMediaType(t testing.TB, s string) codec.MediaType {
@@ -339,27 +340,30 @@ func TestNotAcceptableMessageGolden(t *testing.T) {
 	}
 }
 
-// goldenExchange reads a golden exchange and returns its response status line
-// and body (without the file's final newline).
+// goldenExchange reads a golden exchange as the reference release captured
+// it (golden.Load) and returns its response status line and body (without
+// the file's final newline).
 func goldenExchange(t testing.TB, name string) (status string, body []byte) {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/golden/" + name)
+	x, err := golden.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	i := strings.Index(s, "\n---\n")
-	if i < 0 {
-		t.Fatalf("%s: no response", name)
+	return fmt.Sprintf("%d %s", x.Status, x.Reason), x.ResponseBody
+}
+
+// goldenExchangeFrom is goldenExchange for release r; ok is false where r
+// has no capture of the case to compare with.
+func goldenExchangeFrom(t testing.TB, r golden.Release, name string) (status string, body []byte, ok bool) {
+	t.Helper()
+	x, err := r.Load(name)
+	if errors.Is(err, golden.ErrNotCaptured) || errors.Is(err, golden.ErrNotComparable) {
+		return "", nil, false
 	}
-	resp := s[i+len("\n---\n"):]
-	status, _, _ = strings.Cut(resp, "\n")
-	j := strings.Index(resp, "\n\n")
-	if j < 0 {
-		t.Fatalf("%s: no response body", name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	body = []byte(strings.TrimSuffix(resp[j+2:], "\n"))
-	return status, body
+	return fmt.Sprintf("%d %s", x.Status, x.Reason), x.ResponseBody, true
 }
 
 func FuzzParseAccept(f *testing.F) {

@@ -19,6 +19,7 @@ import (
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/golden"
 )
 
 type watchEvent struct {
@@ -64,50 +65,55 @@ var jsonWatchGoldens = []string{
 }
 
 func TestJSONWatchGolden(t *testing.T) {
-	for _, name := range jsonWatchGoldens {
-		t.Run(name, func(t *testing.T) {
-			_, body := goldenExchange(t, name)
-			if !bytes.HasSuffix(body, []byte("\n")) {
-				// Case 104 was recorded without the file's own final newline
-				// after the body; the server ends every event with one.
-				body = append(body, '\n')
+	for _, r := range golden.Releases {
+		for _, name := range jsonWatchGoldens {
+			_, body, ok := goldenExchangeFrom(t, r, name)
+			if !ok {
+				continue
 			}
-			lines := strings.SplitAfter(string(body), "\n")
-			lines = lines[:len(lines)-1]
+			t.Run(r.Name+"/"+name, func(t *testing.T) {
+				if !bytes.HasSuffix(body, []byte("\n")) {
+					// Case 104 was recorded without the file's own final newline
+					// after the body; the server ends every event with one.
+					body = append(body, '\n')
+				}
+				lines := strings.SplitAfter(string(body), "\n")
+				lines = lines[:len(lines)-1]
 
-			for rname, newReader := range readers {
-				events, err := decodeAll(codec.NewJSONWatchDecoder(newReader(body)))
-				if err != io.EOF {
-					t.Fatalf("%s: final error %v, want io.EOF", rname, err)
-				}
-				if len(events) != len(lines) {
-					t.Fatalf("%s: %d events, want %d", rname, len(events), len(lines))
-				}
-				for i, ev := range events {
-					// Each line is the event with its object verbatim.
-					want := `{"type":"` + ev.typ + `","object":` + string(ev.object) + "}\n"
-					if lines[i] != want {
-						t.Errorf("%s: event %d = %s %s\nline: %s", rname, i, ev.typ, ev.object, lines[i])
+				for rname, newReader := range readers {
+					events, err := decodeAll(codec.NewJSONWatchDecoder(newReader(body)))
+					if err != io.EOF {
+						t.Fatalf("%s: final error %v, want io.EOF", rname, err)
+					}
+					if len(events) != len(lines) {
+						t.Fatalf("%s: %d events, want %d", rname, len(events), len(lines))
+					}
+					for i, ev := range events {
+						// Each line is the event with its object verbatim.
+						want := `{"type":"` + ev.typ + `","object":` + string(ev.object) + "}\n"
+						if lines[i] != want {
+							t.Errorf("%s: event %d = %s %s\nline: %s", rname, i, ev.typ, ev.object, lines[i])
+						}
 					}
 				}
-			}
 
-			// Re-encoding gives the same bytes.
-			events, _ := decodeAll(codec.NewJSONWatchDecoder(bytes.NewReader(body)))
-			var out writeCounter
-			enc := codec.NewJSONWatchEncoder(&out)
-			for _, ev := range events {
-				if err := enc.Encode(ev.typ, ev.object); err != nil {
-					t.Fatal(err)
+				// Re-encoding gives the same bytes.
+				events, _ := decodeAll(codec.NewJSONWatchDecoder(bytes.NewReader(body)))
+				var out writeCounter
+				enc := codec.NewJSONWatchEncoder(&out)
+				for _, ev := range events {
+					if err := enc.Encode(ev.typ, ev.object); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			if !bytes.Equal(out.buf.Bytes(), body) {
-				t.Errorf("re-encoded stream differs:\n got %s\nwant %s", out.buf.Bytes(), body)
-			}
-			if out.writes != len(events) {
-				t.Errorf("%d writes for %d events", out.writes, len(events))
-			}
-		})
+				if !bytes.Equal(out.buf.Bytes(), body) {
+					t.Errorf("re-encoded stream differs:\n got %s\nwant %s", out.buf.Bytes(), body)
+				}
+				if out.writes != len(events) {
+					t.Errorf("%d writes for %d events", out.writes, len(events))
+				}
+			})
+		}
 	}
 }
 
@@ -420,10 +426,12 @@ func pbString(b []byte, num protowire.Number) string {
 }
 
 func TestProtobufWatchGolden(t *testing.T) {
-	body, err := os.ReadFile("../testdata/golden/94-watch-protobuf-from-rv.body.pb")
-	if err != nil {
-		t.Fatal(err)
-	}
+	golden.Each(t, "94-watch-protobuf-from-rv", func(t *testing.T, _ golden.Release, x *golden.Exchange) {
+		testProtobufWatchGolden(t, x.ResponseBody)
+	})
+}
+
+func testProtobufWatchGolden(t *testing.T, body []byte) {
 	wantTypes := []string{codec.EventAdded, codec.EventModified, codec.EventDeleted, codec.EventAdded, codec.EventModified, codec.EventDeleted}
 	var events []watchEvent
 	for rname, newReader := range readers {

@@ -5,10 +5,11 @@
 // The package has no API: everything is in its _test.go files. The cases
 // speak plain net/http and decode JSON and protobuf themselves, never through
 // kapi's client, so that a client bug cannot hide a server bug. Where a real
-// kube-apiserver v1.32 exchange was captured (testdata/golden), a case
-// compares the server's answer with it field by field; only what legitimately
-// varies is ignored (uids, timestamps, resourceVersion values, generated
-// names, continue tokens).
+// kube-apiserver exchange was captured (testdata/golden-1.37 from v1.37.2,
+// the reference; testdata/golden from v1.32.2, normalized to v1.37.2 by
+// internal/golden's Differences), a case compares the server's answer with
+// both, field by field; only what legitimately varies is ignored (uids,
+// timestamps, resourceVersion values, generated names, continue tokens).
 //
 // # Running against the in-process server
 //

@@ -2,6 +2,7 @@ package fieldmanager
 
 import (
 	"encoding/json"
+	"github.com/kapi-dev/kapi/internal/golden"
 	"reflect"
 	"testing"
 
@@ -16,7 +17,7 @@ func benchPod(b *testing.B) (*Manager, map[string]any) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pod := goldenObject(b, "11-create-pod-rich")
+	pod := goldenObject(b, golden.V137, "11-create-pod-rich")
 	raw, _ := json.Marshal(pod)
 	b.SetBytes(int64(len(raw)))
 	return New(s, "v1", newClock().now), pod

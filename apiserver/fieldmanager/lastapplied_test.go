@@ -3,6 +3,7 @@ package fieldmanager
 import (
 	"encoding/json"
 	"errors"
+	"github.com/kapi-dev/kapi/internal/golden"
 	"strings"
 	"testing"
 )
@@ -198,65 +199,69 @@ func TestLastAppliedSizeLimit(t *testing.T) {
 // schema does not know (ForCRD): the record's kind is checked against the
 // live object's.
 func TestApplyTakesOverCustomResource(t *testing.T) {
-	s, err := ForCRD(crdSchema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(s, "example.com/v1", newClock().now)
-	x := goldenObject(t, "87-create-widget")
-	delete(x["metadata"].(map[string]any), "managedFields")
-	kind, apiVersion := x["kind"].(string), x["apiVersion"].(string)
-	if apiVersion != "example.com/v1" {
-		t.Skipf("golden 87 is of %s", apiVersion)
-	}
-	record := deepCopy(x).(map[string]any)
-	md := record["metadata"].(map[string]any)
-	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "generation"} {
-		delete(md, k)
-	}
-	b, _ := json.Marshal(record)
-	x["metadata"].(map[string]any)["annotations"] = map[string]any{LastAppliedAnnotation: string(b)}
-	live, err := m.Update(nil, x, "kubectl-client-side-apply", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := record["spec"].(map[string]any)
-	if len(spec) == 0 {
-		t.Skip("golden 87 has no spec")
-	}
-	// Change every recorded spec field that is a string or a number.
-	applied := deepCopy(record).(map[string]any)
-	changed := 0
-	for k, v := range applied["spec"].(map[string]any) {
-		switch v := v.(type) {
-		case string:
-			applied["spec"].(map[string]any)[k] = v + "-changed"
-			changed++
-		case int64:
-			applied["spec"].(map[string]any)[k] = v + 1
-			changed++
-		}
-	}
-	if changed == 0 {
-		t.Skip("no scalar in golden 87's spec")
-	}
-	if _, err := m.Apply(live, applied, "other", "", false); err == nil {
-		t.Fatal("another manager's apply did not conflict")
-	}
-	got, err := m.Apply(live, applied, "kubectl", "", false)
-	if err != nil {
-		t.Fatalf("kubectl's apply: %v", err)
-	}
-	want, _ := json.Marshal(applied)
-	if a := got["metadata"].(map[string]any)["annotations"].(map[string]any)[LastAppliedAnnotation]; a != string(want)+"\n" {
-		t.Errorf("annotation %q, want %q", a, string(want)+"\n")
-	}
-	// A record of another kind allows nothing.
-	record["kind"] = kind + "X"
-	b, _ = json.Marshal(record)
-	live["metadata"].(map[string]any)["annotations"].(map[string]any)[LastAppliedAnnotation] = string(b)
-	if _, err := m.Apply(live, applied, "kubectl", "", false); err == nil {
-		t.Error("a record of another kind allowed the take-over")
+	for _, r := range golden.Releases {
+		t.Run(r.Name, func(t *testing.T) {
+			s, err := ForCRD(crdSchema(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := New(s, "example.com/v1", newClock().now)
+			x := goldenObject(t, r, "87-create-widget")
+			delete(x["metadata"].(map[string]any), "managedFields")
+			kind, apiVersion := x["kind"].(string), x["apiVersion"].(string)
+			if apiVersion != "example.com/v1" {
+				t.Skipf("golden 87 is of %s", apiVersion)
+			}
+			record := deepCopy(x).(map[string]any)
+			md := record["metadata"].(map[string]any)
+			for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "generation"} {
+				delete(md, k)
+			}
+			b, _ := json.Marshal(record)
+			x["metadata"].(map[string]any)["annotations"] = map[string]any{LastAppliedAnnotation: string(b)}
+			live, err := m.Update(nil, x, "kubectl-client-side-apply", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, _ := record["spec"].(map[string]any)
+			if len(spec) == 0 {
+				t.Skip("golden 87 has no spec")
+			}
+			// Change every recorded spec field that is a string or a number.
+			applied := deepCopy(record).(map[string]any)
+			changed := 0
+			for k, v := range applied["spec"].(map[string]any) {
+				switch v := v.(type) {
+				case string:
+					applied["spec"].(map[string]any)[k] = v + "-changed"
+					changed++
+				case int64:
+					applied["spec"].(map[string]any)[k] = v + 1
+					changed++
+				}
+			}
+			if changed == 0 {
+				t.Skip("no scalar in golden 87's spec")
+			}
+			if _, err := m.Apply(live, applied, "other", "", false); err == nil {
+				t.Fatal("another manager's apply did not conflict")
+			}
+			got, err := m.Apply(live, applied, "kubectl", "", false)
+			if err != nil {
+				t.Fatalf("kubectl's apply: %v", err)
+			}
+			want, _ := json.Marshal(applied)
+			if a := got["metadata"].(map[string]any)["annotations"].(map[string]any)[LastAppliedAnnotation]; a != string(want)+"\n" {
+				t.Errorf("annotation %q, want %q", a, string(want)+"\n")
+			}
+			// A record of another kind allows nothing.
+			record["kind"] = kind + "X"
+			b, _ = json.Marshal(record)
+			live["metadata"].(map[string]any)["annotations"].(map[string]any)[LastAppliedAnnotation] = string(b)
+			if _, err := m.Apply(live, applied, "kubectl", "", false); err == nil {
+				t.Error("a record of another kind allowed the take-over")
+			}
+		})
 	}
 }
 

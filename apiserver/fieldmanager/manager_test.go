@@ -26,18 +26,20 @@ func configMapManager(t testing.TB, c *clock) *Manager {
 
 // goldenEntries returns the managedFields of a golden response without
 // times.
-func goldenEntries(t *testing.T, name string) []any {
-	return withoutTimes(entries(t, goldenObject(t, name)))
+func goldenEntries(t *testing.T, r golden.Release, name string) []any {
+	return withoutTimes(entries(t, goldenObject(t, r, name)))
 }
 
 // TestGoldenApplySequence replays golden 73 to 76: alice applies, bob takes
 // a field with a merge patch, alice's apply conflicts, alice forces.
 func TestGoldenApplySequence(t *testing.T) {
-	c := newClock()
-	m := configMapManager(t, c)
+	for _, r := range golden.Releases {
+		t.Run(r.Name, func(t *testing.T) {
+			c := newClock()
+			m := configMapManager(t, c)
 
-	// 73: create by apply.
-	applied := obj(t, `
+			// 73: create by apply.
+			applied := obj(t, `
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -48,30 +50,30 @@ data:
   k1: v1
   k2: v2
 `)
-	o73, err := m.Apply(nil, applied, "alice", "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustEqualJSON(t, "73 managedFields", withoutTimes(entries(t, o73)), goldenEntries(t, "73-apply-create"))
-	if got := entries(t, o73)[0].(map[string]any)["time"]; got != "2026-11-21T19:01:09Z" {
-		t.Errorf("73 time = %v", got)
-	}
-	// The server then adds uid, resourceVersion, creationTimestamp.
-	live := goldenObject(t, "73-apply-create")
-	live["metadata"].(map[string]any)["managedFields"] = entries(t, o73)
+			o73, err := m.Apply(nil, applied, "alice", "", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqualJSON(t, "73 managedFields", withoutTimes(entries(t, o73)), goldenEntries(t, r, "73-apply-create"))
+			if got := entries(t, o73)[0].(map[string]any)["time"]; got != "2026-11-21T19:01:09Z" {
+				t.Errorf("73 time = %v", got)
+			}
+			// The server then adds uid, resourceVersion, creationTimestamp.
+			live := goldenObject(t, r, "73-apply-create")
+			live["metadata"].(map[string]any)["managedFields"] = entries(t, o73)
 
-	// 74: bob's merge patch of data.k1 (the patched object keeps the
-	// managedFields it was read with).
-	patched := deepCopy(live).(map[string]any)
-	patched["data"].(map[string]any)["k1"] = "bob"
-	o74, err := m.Update(live, patched, "bob", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustEqualJSON(t, "74 managedFields", withoutTimes(entries(t, o74)), goldenEntries(t, "74-update-takes-field"))
+			// 74: bob's merge patch of data.k1 (the patched object keeps the
+			// managedFields it was read with).
+			patched := deepCopy(live).(map[string]any)
+			patched["data"].(map[string]any)["k1"] = "bob"
+			o74, err := m.Update(live, patched, "bob", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqualJSON(t, "74 managedFields", withoutTimes(entries(t, o74)), goldenEntries(t, r, "74-update-takes-field"))
 
-	// 75: alice applies k1 again: conflict with bob.
-	again := obj(t, `
+			// 75: alice applies k1 again: conflict with bob.
+			again := obj(t, `
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -79,41 +81,43 @@ metadata:
 data:
   k1: alice-again
 `)
-	_, err = m.Apply(o74, again, "alice", "", false)
-	var ce *ConflictError
-	if !errors.As(err, &ce) {
-		t.Fatalf("75: err = %v, want a *ConflictError", err)
-	}
-	st := ce.Status(metav1.GroupResource{Resource: "configmaps"}, "applied")
-	got, err := kjson.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := golden.Load("75-apply-conflict")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := strings.TrimSpace(string(x.ResponseBody)); string(got) != want {
-		t.Errorf("75 status:\n got  %s\n want %s", got, want)
-	}
-	if st.Code != int32(x.Status) {
-		t.Errorf("75 code %d, want %d", st.Code, x.Status)
-	}
+			_, err = m.Apply(o74, again, "alice", "", false)
+			var ce *ConflictError
+			if !errors.As(err, &ce) {
+				t.Fatalf("75: err = %v, want a *ConflictError", err)
+			}
+			st := ce.Status(metav1.GroupResource{Resource: "configmaps"}, "applied")
+			got, err := kjson.Marshal(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := r.Load("75-apply-conflict")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.TrimSpace(string(x.ResponseBody)); string(got) != want {
+				t.Errorf("75 status:\n got  %s\n want %s", got, want)
+			}
+			if st.Code != int32(x.Status) {
+				t.Errorf("75 code %d, want %d", st.Code, x.Status)
+			}
 
-	// 76: forced: alice takes k1, drops k2 and the label she no longer applies.
-	o76, err := m.Apply(o74, again, "alice", "", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want76 := goldenObject(t, "76-apply-force")
-	mustEqualJSON(t, "76 managedFields", withoutTimes(entries(t, o76)), withoutTimes(entries(t, want76)))
-	mustEqualJSON(t, "76 data", o76["data"], want76["data"])
-	if _, ok := o76["metadata"].(map[string]any)["labels"]; ok {
-		t.Errorf("76: labels kept: %v", o76["metadata"])
-	}
-	// Inputs are untouched.
-	if o74["data"].(map[string]any)["k1"] != "bob" {
-		t.Error("Apply modified live")
+			// 76: forced: alice takes k1, drops k2 and the label she no longer applies.
+			o76, err := m.Apply(o74, again, "alice", "", true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want76 := goldenObject(t, r, "76-apply-force")
+			mustEqualJSON(t, "76 managedFields", withoutTimes(entries(t, o76)), withoutTimes(entries(t, want76)))
+			mustEqualJSON(t, "76 data", o76["data"], want76["data"])
+			if _, ok := o76["metadata"].(map[string]any)["labels"]; ok {
+				t.Errorf("76: labels kept: %v", o76["metadata"])
+			}
+			// Inputs are untouched.
+			if o74["data"].(map[string]any)["k1"] != "bob" {
+				t.Error("Apply modified live")
+			}
+		})
 	}
 }
 
@@ -171,51 +175,78 @@ func TestGoldenCreate(t *testing.T) {
 		{"18-create-service", reflect.TypeFor[corev1.Service](), "v1", unwriteService},
 		{"87-create-widget", nil, "example.com/v1", nil},
 	}
-	for _, c := range cases {
-		t.Run(c.golden, func(t *testing.T) {
-			var s *Schema
-			var err error
-			switch {
-			case c.typ != nil:
-				s, err = ForType(c.typ)
-			default:
-				s, err = ForCRD(crdSchema(t))
-			}
+	for _, r := range golden.Releases {
+		for _, c := range cases {
+			t.Run(r.Name+"/"+c.golden, func(t *testing.T) {
+				var s *Schema
+				var err error
+				switch {
+				case c.typ != nil:
+					s, err = ForType(c.typ)
+				default:
+					s, err = ForCRD(crdSchema(t))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := goldenObject(t, r, c.golden)
+				o := stripServerFields(want)
+				if c.unwrite != nil {
+					c.unwrite(o)
+				}
+				m := New(s, c.apiVersion, newClock().now)
+				got, err := m.Update(nil, o, "", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				mustEqualJSON(t, "managedFields", withoutTimes(entries(t, got)), withoutTimes(entries(t, want)))
+			})
+		}
+	}
+}
+
+// TestGoldenStatusUpdate replays golden 12: a status write by the same
+// (unknown) manager gets an entry of its own for subresource status.
+// captureTime is the time of the managedFields entry for subresource of a
+// captured object.
+func captureTime(t *testing.T, o map[string]any, subresource string) time.Time {
+	t.Helper()
+	for _, e := range entries(t, o) {
+		e, _ := e.(map[string]any)
+		if e["subresource"] == subresource {
+			at, err := time.Parse(time.RFC3339, e["time"].(string))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := goldenObject(t, c.golden)
-			o := stripServerFields(want)
-			if c.unwrite != nil {
-				c.unwrite(o)
+			return at
+		}
+	}
+	t.Fatalf("no managedFields entry for %q", subresource)
+	return time.Time{}
+}
+
+func TestGoldenStatusUpdate(t *testing.T) {
+	for _, r := range golden.Releases {
+		t.Run(r.Name, func(t *testing.T) {
+			s, err := ForType(reflect.TypeFor[corev1.Pod]())
+			if err != nil {
+				t.Fatal(err)
 			}
-			m := New(s, c.apiVersion, newClock().now)
-			got, err := m.Update(nil, o, "", "")
+			live := goldenObject(t, r, "11-create-pod-rich")
+			want := goldenObject(t, r, "12-update-pod-status")
+			// The update happens when the capture's did (managedFields are
+			// ordered by time).
+			c := &clock{t: captureTime(t, want, "status")}
+			m := New(s, "v1", c.now).WithResetFields("spec", "metadata.deletionTimestamp", "metadata.ownerReferences")
+			o := deepCopy(want).(map[string]any)
+			o["metadata"].(map[string]any)["managedFields"] = []any{} // ignored for subresources
+			got, err := m.Update(live, o, "", "status")
 			if err != nil {
 				t.Fatal(err)
 			}
 			mustEqualJSON(t, "managedFields", withoutTimes(entries(t, got)), withoutTimes(entries(t, want)))
 		})
 	}
-}
-
-// TestGoldenStatusUpdate replays golden 12: a status write by the same
-// (unknown) manager gets an entry of its own for subresource status.
-func TestGoldenStatusUpdate(t *testing.T) {
-	s, err := ForType(reflect.TypeFor[corev1.Pod]())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(s, "v1", newClock().now).WithResetFields("spec", "metadata.deletionTimestamp", "metadata.ownerReferences")
-	live := goldenObject(t, "11-create-pod-rich")
-	want := goldenObject(t, "12-update-pod-status")
-	o := deepCopy(want).(map[string]any)
-	o["metadata"].(map[string]any)["managedFields"] = []any{} // ignored for subresources
-	got, err := m.Update(live, o, "", "status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustEqualJSON(t, "managedFields", withoutTimes(entries(t, got)), withoutTimes(entries(t, want)))
 }
 
 func TestUpdate(t *testing.T) {

@@ -499,9 +499,13 @@ func nodeRow(n *corev1.Node, now time.Time) []any {
 		return "<none>"
 	}
 	info := n.Status.NodeInfo
+	kernel := orUnknown(info.KernelVersion)
+	if info.Architecture != "" {
+		kernel += " (" + info.Architecture + ")" // since v1.33
+	}
 	return []any{n.Name, strings.Join(status, ","), orNone(strings.Join(roles, ",")), Age(n.CreationTimestamp, now),
 		info.KubeletVersion, address(corev1.NodeInternalIP), address(corev1.NodeExternalIP),
-		orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)}
+		orUnknown(info.OSImage), kernel, orUnknown(info.ContainerRuntimeVersion)}
 }
 
 func deploymentRow(d *appsv1.Deployment, now time.Time) []any {

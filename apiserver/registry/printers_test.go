@@ -218,6 +218,14 @@ func TestBuiltinRows(t *testing.T) {
 				Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "192.0.2.10"}, {Type: corev1.NodeExternalIP, Address: "203.0.113.1"}},
 				NodeInfo:  corev1.NodeSystemInfo{KubeletVersion: "v1.32.2", ContainerRuntimeVersion: "containerd://1.7"}}},
 			[]any{"node-a", "NotReady,SchedulingDisabled", "control-plane,edge", "6s", "v1.32.2", "192.0.2.10", "203.0.113.1", "<unknown>", "<unknown>", "containerd://1.7"}},
+		// The Kernel-Version cell carries the architecture since v1.33, as a
+		// v1.37.2 kube-apiserver answers (testdata/golden-1.37/67-table-nodes).
+		{"/nodes", &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "arm", CreationTimestamp: created},
+			Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KernelVersion: "6.1.0", Architecture: "arm64"}}},
+			[]any{"arm", "Unknown", "<none>", "6s", "", "<none>", "<none>", "<unknown>", "6.1.0 (arm64)", "<unknown>"}},
+		{"/nodes", &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "arch-only", CreationTimestamp: created},
+			Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{Architecture: "arm64"}}},
+			[]any{"arch-only", "Unknown", "<none>", "6s", "", "<none>", "<none>", "<unknown>", "<unknown> (arm64)", "<unknown>"}},
 		{"/nodes", &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare", CreationTimestamp: created}},
 			[]any{"bare", "Unknown", "<none>", "6s", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"}},
 		{"/services", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "svc", CreationTimestamp: created},

@@ -12,7 +12,7 @@ import (
 // KindsDir is the absolute path of testdata/golden-1.37/kinds: what
 // kube-apiserver v1.37.2 answers, per resource, to creates, invalid objects,
 // immutable-field updates and Table GETs (its README.md says what varies).
-func KindsDir() string { return filepath.Join(Dir137(), "kinds") }
+func KindsDir() string { return filepath.Join(V137.Dir(), "kinds") }
 
 // LoadKind reads the kinds capture named name (with or without ".txt").
 func LoadKind(name string) (*Exchange, error) {
@@ -21,7 +21,7 @@ func LoadKind(name string) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := parse(name, raw)
+	x, err := parse(KindsDir(), name, raw)
 	if err != nil {
 		return nil, fmt.Errorf("golden kinds %s: %w", name, err)
 	}

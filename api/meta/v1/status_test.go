@@ -1,23 +1,18 @@
 package v1
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"github.com/kapi-dev/kapi/internal/golden"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-// statusGoldenDir holds the golden exchanges (see its README.md).
-const statusGoldenDir = "../../../testdata/golden"
 
 // statusGoldenExchange is one parsed golden exchange.
 type statusGoldenExchange struct {
@@ -31,60 +26,57 @@ type statusGoldenExchange struct {
 	respBody []byte
 }
 
-// statusReadGolden reads the golden exchange numbered n.
-func statusReadGolden(t testing.TB, n int) statusGoldenExchange {
+// statusReadGolden reads the golden exchange numbered n as release r captured
+// it (normalized to v1.37.2, golden.Release.Load); ok is false where r did
+// not capture it or its capture is the release's own.
+func statusReadGolden(t testing.TB, r golden.Release, n int) (x statusGoldenExchange, ok bool) {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(statusGoldenDir, strconv.Itoa(n)+"-*.txt"))
+	matches, err := filepath.Glob(filepath.Join(golden.V132.Dir(), strconv.Itoa(n)+"-*.txt"))
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("golden %d: found %v, %v", n, matches, err)
 	}
-	// The v1.37 twin where the capture changed (golden.Changed137).
-	if _, ok := golden.Changed137[strings.TrimSuffix(filepath.Base(matches[0]), ".txt")]; ok {
-		matches[0] = filepath.Join(golden.Dir137(), filepath.Base(matches[0]))
+	g, err := r.Load(filepath.Base(matches[0]))
+	if errors.Is(err, golden.ErrNotCaptured) || errors.Is(err, golden.ErrNotComparable) {
+		return x, false
 	}
-	data, err := os.ReadFile(matches[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := statusGoldenExchange{file: filepath.Base(matches[0]), headers: http.Header{}}
-	req, resp, ok := bytes.Cut(data, []byte("\n---\n"))
-	if !ok {
-		t.Fatalf("%s: no --- line", x.file)
+	x = statusGoldenExchange{file: g.Name, method: g.Method, reqBody: g.RequestBody, code: g.Status, headers: http.Header{}}
+	u, err := url.ParseRequestURI(g.Path)
+	if err != nil {
+		t.Fatalf("%s: request %q: %v", x.file, g.Path, err)
 	}
+	x.path, x.query = u.Path, u.Query()
+	for k, v := range g.ResponseHeader {
+		x.headers.Add(k, v)
+	}
+	x.respBody = bytes.TrimSpace(g.ResponseBody)
+	return x, true
+}
 
-	// Request: comments, request line, headers, blank line, body.
-	sc := bufio.NewScanner(bytes.NewReader(req))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		method, target, _ := strings.Cut(line, " ")
-		u, err := url.ParseRequestURI(target)
-		if err != nil {
-			t.Fatalf("%s: request line %q: %v", x.file, line, err)
-		}
-		x.method, x.path, x.query = method, u.Path, u.Query()
-		break
-	}
-	if _, body, ok := bytes.Cut(req, []byte("\n\n")); ok {
-		x.reqBody = body
-	}
+// capturedCurrentRV is the current resourceVersion a captured "Too large
+// resource version" message quotes: the capture's own revision.
+func (x statusGoldenExchange) capturedCurrentRV(t *testing.T) uint64 {
+	return x.capturedNumber(t, "current: ", "")
+}
 
-	// Response: status line, headers, blank line, body.
-	head, body, _ := bytes.Cut(resp, []byte("\n\n"))
-	lines := strings.Split(string(head), "\n")
-	codeText, _, _ := strings.Cut(lines[0], " ")
-	if x.code, err = strconv.Atoi(codeText); err != nil {
-		t.Fatalf("%s: status line %q", x.file, lines[0])
+// capturedNumber is the number between before and after in the captured
+// Status message: a resourceVersion of the capture's own.
+func (x statusGoldenExchange) capturedNumber(t *testing.T, before, after string) uint64 {
+	var s Status
+	if err := json.Unmarshal(x.respBody, &s); err != nil {
+		t.Fatal(err)
 	}
-	for _, h := range lines[1:] {
-		k, v, _ := strings.Cut(h, ":")
-		x.headers.Add(k, strings.TrimSpace(v))
+	_, cur, _ := strings.Cut(s.Message, before)
+	if after != "" {
+		cur, _, _ = strings.Cut(cur, after)
 	}
-	x.respBody = bytes.TrimSpace(body)
-	return x
+	n, err := strconv.ParseUint(cur, 10, 64)
+	if err != nil {
+		t.Fatalf("%s: message %q", x.file, s.Message)
+	}
+	return n
 }
 
 // statusBody returns the Status a golden response carries: the body itself,
@@ -178,12 +170,12 @@ func TestStatusGolden(t *testing.T) {
 		{40, func(t *testing.T, x statusGoldenExchange) *Status {
 			o := statusMustDecodeList(t, x)
 			rv, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
-			return NewTooLargeResourceVersion(rv, 213, 1)
+			return NewTooLargeResourceVersion(rv, x.capturedCurrentRV(t), 1)
 		}},
 		{41, func(t *testing.T, x statusGoldenExchange) *Status {
 			o, _ := DecodeGetOptions(x.query)
 			rv, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
-			return NewTooLargeResourceVersion(rv, 213, 1)
+			return NewTooLargeResourceVersion(rv, x.capturedCurrentRV(t), 1)
 		}},
 		{45, func(*testing.T, statusGoldenExchange) *Status { return NewNotFound(grConfigMaps, "nope") }},
 		{46, func(*testing.T, statusGoldenExchange) *Status { return NewAlreadyExists(grConfigMaps, "cm1") }},
@@ -247,18 +239,24 @@ func TestStatusGolden(t *testing.T) {
 			if errs := ValidateDeleteOptions(o); len(errs) != 0 {
 				t.Errorf("ValidateDeleteOptions: %s", errs.Message())
 			}
-			return o.Preconditions.Check(GroupKind{Kind: "ConfigMap"}, &ObjectMeta{Name: "cm1", ResourceVersion: "217"})
+			record := strconv.FormatUint(x.capturedNumber(t, "in record (", ")"), 10) // the capture's
+			return o.Preconditions.Check(GroupKind{Kind: "ConfigMap"}, &ObjectMeta{Name: "cm1", ResourceVersion: record})
 		}},
 		{81, func(t *testing.T, x statusGoldenExchange) *Status {
+			var captured Status // the uid is the capture's
+			if err := json.Unmarshal(x.respBody, &captured); err != nil || captured.Details == nil {
+				t.Fatalf("%s: %v", x.file, err)
+			}
 			o, _ := DecodeDeleteOptions(x.query)
 			if errs := ValidateDeleteOptions(o); len(errs) != 0 || !reflect.DeepEqual(o.DryRun, []string{DryRunAll}) {
 				t.Errorf("DeleteOptions %+v: %s", o, errs.Message())
 			}
-			return NewDeleted(grConfigMaps, "cm1", "75c14d08-b3b7-4763-b400-ef919fd22056")
+			return NewDeleted(grConfigMaps, "cm1", captured.Details.UID)
 		}},
 		{82, func(*testing.T, statusGoldenExchange) *Status { return NewNotFound(grConfigMaps, "nope") }},
 		{88, func(*testing.T, statusGoldenExchange) *Status {
 			return NewInvalid(GroupKind{Group: "example.com", Kind: "Widget"}, "w2", FieldErrors{
+				// Sorted by field (golden.Nondeterministic).
 				FieldNotSupported("spec.color", "green", []string{"red", "blue"}),
 				FieldInvalid("spec.size", int64(0), "spec.size in body should be greater than or equal to 1"),
 			})
@@ -284,43 +282,53 @@ func TestStatusGolden(t *testing.T) {
 			return NewWatchExpired()
 		}},
 	} {
-		x := statusReadGolden(t, c.golden)
-		t.Run(x.file, func(t *testing.T) {
-			want, wantJSON := x.statusBody(t)
-			got := c.build(t, x)
-			statusCompare(t, got, want)
+		for _, r := range golden.Releases {
+			x, ok := statusReadGolden(t, r, c.golden)
+			if !ok {
+				continue
+			}
+			var tm TypeMeta
+			if json.Unmarshal(x.respBody, &tm); tm.Kind != "Status" && x.query.Get("watch") == "" {
+				t.Logf("%s %s: no Status (%s)", r.Name, x.file, golden.Differences[x.file].V132)
+				continue
+			}
+			t.Run(r.Name+"/"+x.file, func(t *testing.T) {
+				want, wantJSON := x.statusBody(t)
+				got := c.build(t, x)
+				statusCompare(t, got, want)
 
-			// The same bytes, too, as encoding/json writes the struct.
-			gotJSON, err := json.Marshal(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(gotJSON, wantJSON) {
-				t.Errorf("JSON:\n got  %s\n want %s", gotJSON, wantJSON)
-			}
+				// The same bytes, too, as encoding/json writes the struct.
+				gotJSON, err := json.Marshal(got)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(gotJSON, wantJSON) {
+					t.Errorf("JSON:\n got  %s\n want %s", gotJSON, wantJSON)
+				}
 
-			// The HTTP status is the Status code, except on watch streams
-			// and for a Success Status, which has none.
-			switch {
-			case x.query.Get("watch") != "":
-				if x.code != http.StatusOK {
-					t.Errorf("watch HTTP status %d", x.code)
+				// The HTTP status is the Status code, except on watch streams
+				// and for a Success Status, which has none.
+				switch {
+				case x.query.Get("watch") != "":
+					if x.code != http.StatusOK {
+						t.Errorf("watch HTTP status %d", x.code)
+					}
+				case got.Status == StatusSuccess:
+					if got.Code != 0 || x.code != http.StatusOK {
+						t.Errorf("success: code %d, HTTP status %d", got.Code, x.code)
+					}
+				case int(got.Code) != x.code:
+					t.Errorf("code %d, HTTP status %d", got.Code, x.code)
 				}
-			case got.Status == StatusSuccess:
-				if got.Code != 0 || x.code != http.StatusOK {
-					t.Errorf("success: code %d, HTTP status %d", got.Code, x.code)
-				}
-			case int(got.Code) != x.code:
-				t.Errorf("code %d, HTTP status %d", got.Code, x.code)
-			}
 
-			// Retry-After goes with retryAfterSeconds.
-			if ra := x.headers.Get("Retry-After"); ra != "" {
-				if got.Details == nil || strconv.Itoa(int(got.Details.RetryAfterSeconds)) != ra {
-					t.Errorf("Retry-After %s, details %+v", ra, got.Details)
+				// Retry-After goes with retryAfterSeconds.
+				if ra := x.headers.Get("Retry-After"); ra != "" {
+					if got.Details == nil || strconv.Itoa(int(got.Details.RetryAfterSeconds)) != ra {
+						t.Errorf("Retry-After %s, details %+v", ra, got.Details)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
