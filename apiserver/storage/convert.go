@@ -21,11 +21,12 @@ type Conversion struct {
 	ToStorage, FromStorage func(Object) Object
 }
 
-// Converting returns a view of inner through c: keys under c.Prefix map to
-// keys under c.StoragePrefix, and objects are converted on the way in and
-// out (watch events and the objects predicates see included).
-// Resource versions, continue tokens and errors are inner's. Close does not
-// close inner, which its owner closes.
+// Converting returns inner seen through c: a key under c.Prefix maps to
+// the key under c.StoragePrefix, and the objects read or written under it
+// are converted on the way in and out (watch events and the objects
+// predicates see included). Every other key is inner's, unconverted: a
+// watch or list of "/" sees the objects as stored. Resource versions,
+// continue tokens and errors are inner's; Close closes inner.
 func Converting(inner Interface, c Conversion) Interface {
 	return &converting{inner: inner, c: c}
 }
@@ -35,11 +36,13 @@ type converting struct {
 	c     Conversion
 }
 
-func (v *converting) key(k string) string {
+// key maps k to the stored key, and reports whether k is the converted
+// resource's.
+func (v *converting) key(k string) (string, bool) {
 	if rest, ok := strings.CutPrefix(k, v.c.Prefix); ok {
-		return v.c.StoragePrefix + rest
+		return v.c.StoragePrefix + rest, true
 	}
-	return k
+	return k, false
 }
 
 func (v *converting) from(o Object) Object {
@@ -57,7 +60,11 @@ func (v *converting) predicate(p func(Object) bool) func(Object) bool {
 }
 
 func (v *converting) Create(ctx context.Context, key string, obj Object) (Object, error) {
-	out, err := v.inner.Create(ctx, v.key(key), v.c.ToStorage(obj))
+	k, ok := v.key(key)
+	if !ok {
+		return v.inner.Create(ctx, key, obj)
+	}
+	out, err := v.inner.Create(ctx, k, v.c.ToStorage(obj))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +72,11 @@ func (v *converting) Create(ctx context.Context, key string, obj Object) (Object
 }
 
 func (v *converting) Get(ctx context.Context, key string, opts ReadOptions) (Object, error) {
-	out, err := v.inner.Get(ctx, v.key(key), opts)
+	k, ok := v.key(key)
+	if !ok {
+		return v.inner.Get(ctx, key, opts)
+	}
+	out, err := v.inner.Get(ctx, k, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +85,18 @@ func (v *converting) Get(ctx context.Context, key string, opts ReadOptions) (Obj
 
 func (v *converting) GuaranteedUpdate(ctx context.Context, key string, allowCreate bool, pre *Preconditions,
 	tryUpdate func(current Object) (Object, error)) (Object, error) {
-	out, err := v.inner.GuaranteedUpdate(ctx, v.key(key), allowCreate, pre, func(cur Object) (Object, error) {
+	k, ok := v.key(key)
+	if !ok {
+		return v.inner.GuaranteedUpdate(ctx, key, allowCreate, pre, tryUpdate)
+	}
+	out, err := v.inner.GuaranteedUpdate(ctx, k, allowCreate, pre, func(cur Object) (Object, error) {
+		if cur == nil { // allowCreate on an empty key
+			next, err := tryUpdate(nil)
+			if err != nil || next == nil {
+				return next, err
+			}
+			return v.c.ToStorage(next), nil
+		}
 		view := v.from(cur)
 		next, err := tryUpdate(view)
 		if err != nil || next == nil {
@@ -92,11 +114,15 @@ func (v *converting) GuaranteedUpdate(ctx context.Context, key string, allowCrea
 }
 
 func (v *converting) Delete(ctx context.Context, key string, pre *Preconditions, validate func(current Object) error) (Object, error) {
+	k, ok := v.key(key)
+	if !ok {
+		return v.inner.Delete(ctx, key, pre, validate)
+	}
 	var check func(Object) error
 	if validate != nil {
 		check = func(cur Object) error { return validate(v.from(cur)) }
 	}
-	out, err := v.inner.Delete(ctx, v.key(key), pre, check)
+	out, err := v.inner.Delete(ctx, k, pre, check)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +130,12 @@ func (v *converting) Delete(ctx context.Context, key string, pre *Preconditions,
 }
 
 func (v *converting) List(ctx context.Context, prefix string, opts ListOptions) (*ListResult, error) {
+	k, ok := v.key(prefix)
+	if !ok {
+		return v.inner.List(ctx, prefix, opts)
+	}
 	opts.Predicate = v.predicate(opts.Predicate)
-	res, err := v.inner.List(ctx, v.key(prefix), opts)
+	res, err := v.inner.List(ctx, k, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +148,12 @@ func (v *converting) List(ctx context.Context, prefix string, opts ListOptions) 
 }
 
 func (v *converting) Watch(ctx context.Context, prefix string, opts WatchOptions) (Watcher, error) {
+	k, ok := v.key(prefix)
+	if !ok {
+		return v.inner.Watch(ctx, prefix, opts)
+	}
 	opts.Predicate = v.predicate(opts.Predicate)
-	w, err := v.inner.Watch(ctx, v.key(prefix), opts)
+	w, err := v.inner.Watch(ctx, k, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +164,7 @@ func (v *converting) Watch(ctx context.Context, prefix string, opts WatchOptions
 
 func (v *converting) Revision() uint64 { return v.inner.Revision() }
 
-func (v *converting) Close() error { return nil }
+func (v *converting) Close() error { return v.inner.Close() }
 
 // convertingWatcher converts the events of a watch of the stored resource.
 // Its goroutine ends when the inner watch's channel closes (Stop, the

@@ -41,8 +41,16 @@ func secretView(inner Interface) Interface {
 func TestConverting(t *testing.T) {
 	ctx := context.Background()
 	mem := NewMemory(MemoryConfig{})
-	defer mem.Close()
 	view := secretView(mem)
+	defer view.Close() // closes mem
+
+	// Keys outside the view are the store's, unconverted.
+	if _, err := view.Create(ctx, "/core/configmaps/ns/plain", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: "ns"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := view.Get(ctx, "/core/configmaps/ns/plain", ReadOptions{}); err != nil || got.(*corev1.ConfigMap).Name != "plain" {
+		t.Fatalf("get outside the view: %#v, %v", got, err)
+	}
 
 	w, err := view.Watch(ctx, "/test/views/ns/", WatchOptions{Predicate: func(o Object) bool {
 		return o.(*corev1.ConfigMap).Data["keep"] == "yes" // sees the view's shape
@@ -60,8 +68,9 @@ func TestConverting(t *testing.T) {
 	if cm, ok := created.(*corev1.ConfigMap); !ok || cm.ResourceVersion == "" || cm.Data["keep"] != "yes" {
 		t.Fatalf("create returned %#v", created)
 	}
-	// Stored as a Secret under the storage prefix, read back as a ConfigMap.
-	stored, err := mem.Get(ctx, "/core/secrets/ns/a", ReadOptions{})
+	// Stored as a Secret under the storage prefix, read back as a ConfigMap;
+	// a read of the stored key sees the Secret.
+	stored, err := view.Get(ctx, "/core/secrets/ns/a", ReadOptions{})
 	if err != nil || string(stored.(*corev1.Secret).Data["keep"]) != "yes" {
 		t.Fatalf("stored %#v, %v", stored, err)
 	}
