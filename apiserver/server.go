@@ -268,6 +268,7 @@ func New(cfg Config) (*Server, error) {
 		})
 		s.ownStore = true
 	}
+	s.store = sharedStorage(s.store, s.reg)
 	if err := s.startCRDs(); err != nil {
 		s.Close()
 		return nil, err

@@ -148,6 +148,22 @@ func storageKey(res *registry.Resource, namespace, name string) string {
 	return keyOf(res.Group, res.Resource, namespace, name)
 }
 
+// sharedStorage returns store seen through a view for each resource of
+// reg stored as another's (Resource.StoredAs): its keys map to the other
+// resource's and its objects are converted in and out.
+func sharedStorage(store storage.Interface, reg *registry.Registry) storage.Interface {
+	all, _ := reg.All()
+	for _, r := range all {
+		if sa := r.StoredAs; sa != nil {
+			store = storage.Converting(store, storage.Conversion{
+				Prefix: keyOf(r.Group, r.Resource, "", ""), StoragePrefix: keyOf(sa.Group, sa.Resource, "", ""),
+				ToStorage: sa.ToStorage, FromStorage: sa.FromStorage,
+			})
+		}
+	}
+	return store
+}
+
 // namespaceKey is the storage key of a namespace.
 func namespaceKey(name string) string { return keyOf("", "namespaces", "", name) }
 

@@ -207,6 +207,12 @@ type Resource struct {
 	PrinterColumns []apiextensionsv1.CustomResourceColumnDefinition
 	// Scale, when set, serves the scale subresource.
 	Scale *ScaleSubresource
+	// StoredAs, when set, stores the resource's objects as another
+	// resource's, converted both ways: both resources read and write the
+	// same objects, each in its own shape, as kube-apiserver stores
+	// events.k8s.io Events as core Events and autoscaling/v1
+	// HorizontalPodAutoscalers as v2 ones.
+	StoredAs *StoredAs
 	// StorageVersion is the version objects are stored in when it is not
 	// Version (a custom resource served in several versions); discovery
 	// hashes it into storageVersionHash.
@@ -272,6 +278,14 @@ func (r *Resource) KnownField(field string) bool {
 	}
 	_, ok := r.SelectableFields(r.New())[field]
 	return ok
+}
+
+// StoredAs names the resource whose storage a resource shares, and
+// converts between the two shapes. ToStorage and FromStorage return new
+// objects and never modify their argument.
+type StoredAs struct {
+	Group, Resource        string
+	ToStorage, FromStorage func(Object) Object
 }
 
 // Subresource is a subresource of a resource as discovery lists it: its
