@@ -5,8 +5,170 @@
 package v1
 
 import (
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ControllerRevision) DeepCopyInto(out *ControllerRevision) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Data.DeepCopyInto(&out.Data)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ControllerRevision) DeepCopy() *ControllerRevision {
+	if m == nil {
+		return nil
+	}
+	out := new(ControllerRevision)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ControllerRevisionList) DeepCopyInto(out *ControllerRevisionList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]ControllerRevision, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ControllerRevisionList) DeepCopy() *ControllerRevisionList {
+	if m == nil {
+		return nil
+	}
+	out := new(ControllerRevisionList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DaemonSet) DeepCopyInto(out *DaemonSet) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DaemonSet) DeepCopy() *DaemonSet {
+	if m == nil {
+		return nil
+	}
+	out := new(DaemonSet)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DaemonSetCondition) DeepCopyInto(out *DaemonSetCondition) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DaemonSetCondition) DeepCopy() *DaemonSetCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(DaemonSetCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DaemonSetList) DeepCopyInto(out *DaemonSetList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]DaemonSet, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DaemonSetList) DeepCopy() *DaemonSetList {
+	if m == nil {
+		return nil
+	}
+	out := new(DaemonSetList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DaemonSetSpec) DeepCopyInto(out *DaemonSetSpec) {
+	*out = *m
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+	m.Template.DeepCopyInto(&out.Template)
+	m.UpdateStrategy.DeepCopyInto(&out.UpdateStrategy)
+	if m.RevisionHistoryLimit != nil {
+		v := *m.RevisionHistoryLimit
+		out.RevisionHistoryLimit = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DaemonSetSpec) DeepCopy() *DaemonSetSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(DaemonSetSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DaemonSetStatus) DeepCopyInto(out *DaemonSetStatus) {
+	*out = *m
+	if m.CollisionCount != nil {
+		v := *m.CollisionCount
+		out.CollisionCount = &v
+	}
+	if m.Conditions != nil {
+		out.Conditions = make([]DaemonSetCondition, len(m.Conditions))
+		copy(out.Conditions, m.Conditions)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DaemonSetStatus) DeepCopy() *DaemonSetStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(DaemonSetStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *DaemonSetUpdateStrategy) DeepCopyInto(out *DaemonSetUpdateStrategy) {
+	*out = *m
+	if m.RollingUpdate != nil {
+		out.RollingUpdate = new(RollingUpdateDaemonSet)
+		m.RollingUpdate.DeepCopyInto(out.RollingUpdate)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *DaemonSetUpdateStrategy) DeepCopy() *DaemonSetUpdateStrategy {
+	if m == nil {
+		return nil
+	}
+	out := new(DaemonSetUpdateStrategy)
+	m.DeepCopyInto(out)
+	return out
+}
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *Deployment) DeepCopyInto(out *Deployment) {
@@ -143,6 +305,131 @@ func (m *DeploymentStrategy) DeepCopy() *DeploymentStrategy {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicaSet) DeepCopyInto(out *ReplicaSet) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicaSet) DeepCopy() *ReplicaSet {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicaSet)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicaSetCondition) DeepCopyInto(out *ReplicaSetCondition) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicaSetCondition) DeepCopy() *ReplicaSetCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicaSetCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicaSetList) DeepCopyInto(out *ReplicaSetList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]ReplicaSet, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicaSetList) DeepCopy() *ReplicaSetList {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicaSetList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicaSetSpec) DeepCopyInto(out *ReplicaSetSpec) {
+	*out = *m
+	if m.Replicas != nil {
+		v := *m.Replicas
+		out.Replicas = &v
+	}
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+	m.Template.DeepCopyInto(&out.Template)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicaSetSpec) DeepCopy() *ReplicaSetSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicaSetSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicaSetStatus) DeepCopyInto(out *ReplicaSetStatus) {
+	*out = *m
+	if m.TerminatingReplicas != nil {
+		v := *m.TerminatingReplicas
+		out.TerminatingReplicas = &v
+	}
+	if m.Conditions != nil {
+		out.Conditions = make([]ReplicaSetCondition, len(m.Conditions))
+		copy(out.Conditions, m.Conditions)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicaSetStatus) DeepCopy() *ReplicaSetStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicaSetStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *RollingUpdateDaemonSet) DeepCopyInto(out *RollingUpdateDaemonSet) {
+	*out = *m
+	if m.MaxUnavailable != nil {
+		v := *m.MaxUnavailable
+		out.MaxUnavailable = &v
+	}
+	if m.MaxSurge != nil {
+		v := *m.MaxSurge
+		out.MaxSurge = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *RollingUpdateDaemonSet) DeepCopy() *RollingUpdateDaemonSet {
+	if m == nil {
+		return nil
+	}
+	out := new(RollingUpdateDaemonSet)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *RollingUpdateDeployment) DeepCopyInto(out *RollingUpdateDeployment) {
 	*out = *m
 	if m.MaxUnavailable != nil {
@@ -161,6 +448,199 @@ func (m *RollingUpdateDeployment) DeepCopy() *RollingUpdateDeployment {
 		return nil
 	}
 	out := new(RollingUpdateDeployment)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *RollingUpdateStatefulSetStrategy) DeepCopyInto(out *RollingUpdateStatefulSetStrategy) {
+	*out = *m
+	if m.Partition != nil {
+		v := *m.Partition
+		out.Partition = &v
+	}
+	if m.MaxUnavailable != nil {
+		v := *m.MaxUnavailable
+		out.MaxUnavailable = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *RollingUpdateStatefulSetStrategy) DeepCopy() *RollingUpdateStatefulSetStrategy {
+	if m == nil {
+		return nil
+	}
+	out := new(RollingUpdateStatefulSetStrategy)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSet) DeepCopyInto(out *StatefulSet) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSet) DeepCopy() *StatefulSet {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSet)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetCondition) DeepCopyInto(out *StatefulSetCondition) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetCondition) DeepCopy() *StatefulSetCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetList) DeepCopyInto(out *StatefulSetList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]StatefulSet, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetList) DeepCopy() *StatefulSetList {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetOrdinals) DeepCopyInto(out *StatefulSetOrdinals) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetOrdinals) DeepCopy() *StatefulSetOrdinals {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetOrdinals)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) DeepCopyInto(out *StatefulSetPersistentVolumeClaimRetentionPolicy) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) DeepCopy() *StatefulSetPersistentVolumeClaimRetentionPolicy {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetPersistentVolumeClaimRetentionPolicy)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetSpec) DeepCopyInto(out *StatefulSetSpec) {
+	*out = *m
+	if m.Replicas != nil {
+		v := *m.Replicas
+		out.Replicas = &v
+	}
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+	m.Template.DeepCopyInto(&out.Template)
+	if m.VolumeClaimTemplates != nil {
+		out.VolumeClaimTemplates = make([]corev1.PersistentVolumeClaim, len(m.VolumeClaimTemplates))
+		for i := range m.VolumeClaimTemplates {
+			m.VolumeClaimTemplates[i].DeepCopyInto(&out.VolumeClaimTemplates[i])
+		}
+	}
+	m.UpdateStrategy.DeepCopyInto(&out.UpdateStrategy)
+	if m.RevisionHistoryLimit != nil {
+		v := *m.RevisionHistoryLimit
+		out.RevisionHistoryLimit = &v
+	}
+	if m.PersistentVolumeClaimRetentionPolicy != nil {
+		v := *m.PersistentVolumeClaimRetentionPolicy
+		out.PersistentVolumeClaimRetentionPolicy = &v
+	}
+	if m.Ordinals != nil {
+		v := *m.Ordinals
+		out.Ordinals = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetSpec) DeepCopy() *StatefulSetSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetStatus) DeepCopyInto(out *StatefulSetStatus) {
+	*out = *m
+	if m.CollisionCount != nil {
+		v := *m.CollisionCount
+		out.CollisionCount = &v
+	}
+	if m.Conditions != nil {
+		out.Conditions = make([]StatefulSetCondition, len(m.Conditions))
+		copy(out.Conditions, m.Conditions)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetStatus) DeepCopy() *StatefulSetStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StatefulSetUpdateStrategy) DeepCopyInto(out *StatefulSetUpdateStrategy) {
+	*out = *m
+	if m.RollingUpdate != nil {
+		out.RollingUpdate = new(RollingUpdateStatefulSetStrategy)
+		m.RollingUpdate.DeepCopyInto(out.RollingUpdate)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StatefulSetUpdateStrategy) DeepCopy() *StatefulSetUpdateStrategy {
+	if m == nil {
+		return nil
+	}
+	out := new(StatefulSetUpdateStrategy)
 	m.DeepCopyInto(out)
 	return out
 }

@@ -2,5 +2,18 @@
 
 package v1
 
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for PodManagementPolicyType, sorted.
+func (PodManagementPolicyType) OpenAPIEnum() []string { return []string{"OrderedReady", "Parallel"} }
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for StatefulSetUpdateStrategyType, sorted.
+func (StatefulSetUpdateStrategyType) OpenAPIEnum() []string {
+	return []string{"OnDelete", "Recreate", "RollingUpdate"}
+}
+
 // OpenAPIEnum returns the values the Kubernetes schema enumerates for DeploymentStrategyType, sorted.
 func (DeploymentStrategyType) OpenAPIEnum() []string { return []string{"Recreate", "RollingUpdate"} }
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for DaemonSetUpdateStrategyType, sorted.
+func (DaemonSetUpdateStrategyType) OpenAPIEnum() []string {
+	return []string{"OnDelete", "RollingUpdate"}
+}

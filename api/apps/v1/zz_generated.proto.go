@@ -12,6 +12,116 @@ import (
 )
 
 // Size returns the protobuf encoded size of m.
+func (m *ControllerRevision) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Data.Size())
+	n += 1 + pb.SizeVarint(uint64(m.Revision))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ControllerRevisionList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *DaemonSet) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *DaemonSetCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *DaemonSetList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *DaemonSetSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	n += 1 + pb.SizeBytes(m.Template.Size())
+	n += 1 + pb.SizeBytes(m.UpdateStrategy.Size())
+	n += 1 + pb.SizeVarint(uint64(m.MinReadySeconds))
+	if m.RevisionHistoryLimit != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.RevisionHistoryLimit))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *DaemonSetStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeVarint(uint64(m.CurrentNumberScheduled))
+	n += 1 + pb.SizeVarint(uint64(m.NumberMisscheduled))
+	n += 1 + pb.SizeVarint(uint64(m.DesiredNumberScheduled))
+	n += 1 + pb.SizeVarint(uint64(m.NumberReady))
+	n += 1 + pb.SizeVarint(uint64(m.ObservedGeneration))
+	n += 1 + pb.SizeVarint(uint64(m.UpdatedNumberScheduled))
+	n += 1 + pb.SizeVarint(uint64(m.NumberAvailable))
+	n += 1 + pb.SizeVarint(uint64(m.NumberUnavailable))
+	if m.CollisionCount != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.CollisionCount))
+	}
+	for k := range m.Conditions {
+		n += 1 + pb.SizeBytes(m.Conditions[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *DaemonSetUpdateStrategy) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	if m.RollingUpdate != nil {
+		n += 1 + pb.SizeBytes(m.RollingUpdate.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *Deployment) Size() (n int) {
 	if m == nil {
 		return 0
@@ -108,6 +218,91 @@ func (m *DeploymentStrategy) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *ReplicaSet) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicaSetCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicaSetList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicaSetSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.Replicas != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.Replicas))
+	}
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	n += 1 + pb.SizeBytes(m.Template.Size())
+	n += 1 + pb.SizeVarint(uint64(m.MinReadySeconds))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicaSetStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeVarint(uint64(m.Replicas))
+	n += 1 + pb.SizeVarint(uint64(m.FullyLabeledReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.ObservedGeneration))
+	n += 1 + pb.SizeVarint(uint64(m.ReadyReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.AvailableReplicas))
+	for k := range m.Conditions {
+		n += 1 + pb.SizeBytes(m.Conditions[k].Size())
+	}
+	if m.TerminatingReplicas != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.TerminatingReplicas))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *RollingUpdateDaemonSet) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.MaxUnavailable != nil {
+		n += 1 + pb.SizeBytes(m.MaxUnavailable.Size())
+	}
+	if m.MaxSurge != nil {
+		n += 1 + pb.SizeBytes(m.MaxSurge.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *RollingUpdateDeployment) Size() (n int) {
 	if m == nil {
 		return 0
@@ -119,6 +314,459 @@ func (m *RollingUpdateDeployment) Size() (n int) {
 		n += 1 + pb.SizeBytes(m.MaxSurge.Size())
 	}
 	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *RollingUpdateStatefulSetStrategy) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.Partition != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.Partition))
+	}
+	if m.MaxUnavailable != nil {
+		n += 1 + pb.SizeBytes(m.MaxUnavailable.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSet) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetOrdinals) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeVarint(uint64(m.Start))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.WhenDeleted))
+	n += 1 + pb.SizeBytes(len(m.WhenScaled))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.Replicas != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.Replicas))
+	}
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	n += 1 + pb.SizeBytes(m.Template.Size())
+	for k := range m.VolumeClaimTemplates {
+		n += 1 + pb.SizeBytes(m.VolumeClaimTemplates[k].Size())
+	}
+	n += 1 + pb.SizeBytes(len(m.ServiceName))
+	n += 1 + pb.SizeBytes(len(m.PodManagementPolicy))
+	n += 1 + pb.SizeBytes(m.UpdateStrategy.Size())
+	if m.RevisionHistoryLimit != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.RevisionHistoryLimit))
+	}
+	n += 1 + pb.SizeVarint(uint64(m.MinReadySeconds))
+	if m.PersistentVolumeClaimRetentionPolicy != nil {
+		n += 1 + pb.SizeBytes(m.PersistentVolumeClaimRetentionPolicy.Size())
+	}
+	if m.Ordinals != nil {
+		n += 1 + pb.SizeBytes(m.Ordinals.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeVarint(uint64(m.ObservedGeneration))
+	n += 1 + pb.SizeVarint(uint64(m.Replicas))
+	n += 1 + pb.SizeVarint(uint64(m.ReadyReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.CurrentReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.UpdatedReplicas))
+	n += 1 + pb.SizeBytes(len(m.CurrentRevision))
+	n += 1 + pb.SizeBytes(len(m.UpdateRevision))
+	if m.CollisionCount != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.CollisionCount))
+	}
+	for k := range m.Conditions {
+		n += 1 + pb.SizeBytes(m.Conditions[k].Size())
+	}
+	n += 1 + pb.SizeVarint(uint64(m.AvailableReplicas))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *StatefulSetUpdateStrategy) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	if m.RollingUpdate != nil {
+		n += 1 + pb.SizeBytes(m.RollingUpdate.Size())
+	}
+	return n
+}
+
+// Marshal encodes m as protobuf.
+func (m *ControllerRevision) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ControllerRevision) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ControllerRevision) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 3, uint64(m.Revision))
+	{
+		end := i
+		n, err := m.Data.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ControllerRevisionList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ControllerRevisionList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ControllerRevisionList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DaemonSet) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DaemonSet) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DaemonSet) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DaemonSetCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DaemonSetCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DaemonSetCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 5, string(m.Message))
+	i = pb.PutString(b, i, 4, string(m.Reason))
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DaemonSetList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DaemonSetList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DaemonSetList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DaemonSetSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DaemonSetSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DaemonSetSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.RevisionHistoryLimit != nil {
+		i = pb.PutUvarint(b, i, 6, uint64(*m.RevisionHistoryLimit))
+	}
+	i = pb.PutUvarint(b, i, 4, uint64(m.MinReadySeconds))
+	{
+		end := i
+		n, err := m.UpdateStrategy.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Template.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DaemonSetStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DaemonSetStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DaemonSetStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Conditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Conditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	if m.CollisionCount != nil {
+		i = pb.PutUvarint(b, i, 9, uint64(*m.CollisionCount))
+	}
+	i = pb.PutUvarint(b, i, 8, uint64(m.NumberUnavailable))
+	i = pb.PutUvarint(b, i, 7, uint64(m.NumberAvailable))
+	i = pb.PutUvarint(b, i, 6, uint64(m.UpdatedNumberScheduled))
+	i = pb.PutUvarint(b, i, 5, uint64(m.ObservedGeneration))
+	i = pb.PutUvarint(b, i, 4, uint64(m.NumberReady))
+	i = pb.PutUvarint(b, i, 3, uint64(m.DesiredNumberScheduled))
+	i = pb.PutUvarint(b, i, 2, uint64(m.NumberMisscheduled))
+	i = pb.PutUvarint(b, i, 1, uint64(m.CurrentNumberScheduled))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *DaemonSetUpdateStrategy) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *DaemonSetUpdateStrategy) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *DaemonSetUpdateStrategy) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.RollingUpdate != nil {
+		{
+			end := i
+			n, err := m.RollingUpdate.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
 }
 
 // Marshal encodes m as protobuf.
@@ -380,6 +1028,246 @@ func (m *DeploymentStrategy) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *ReplicaSet) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicaSet) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicaSet) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicaSetCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicaSetCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicaSetCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 5, string(m.Message))
+	i = pb.PutString(b, i, 4, string(m.Reason))
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicaSetList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicaSetList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicaSetList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicaSetSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicaSetSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicaSetSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 4, uint64(m.MinReadySeconds))
+	{
+		end := i
+		n, err := m.Template.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.Replicas != nil {
+		i = pb.PutUvarint(b, i, 1, uint64(*m.Replicas))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicaSetStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicaSetStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicaSetStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.TerminatingReplicas != nil {
+		i = pb.PutUvarint(b, i, 7, uint64(*m.TerminatingReplicas))
+	}
+	for k := len(m.Conditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Conditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 6)
+		}
+	}
+	i = pb.PutUvarint(b, i, 5, uint64(m.AvailableReplicas))
+	i = pb.PutUvarint(b, i, 4, uint64(m.ReadyReplicas))
+	i = pb.PutUvarint(b, i, 3, uint64(m.ObservedGeneration))
+	i = pb.PutUvarint(b, i, 2, uint64(m.FullyLabeledReplicas))
+	i = pb.PutUvarint(b, i, 1, uint64(m.Replicas))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *RollingUpdateDaemonSet) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *RollingUpdateDaemonSet) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *RollingUpdateDaemonSet) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.MaxSurge != nil {
+		{
+			end := i
+			n, err := m.MaxSurge.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.MaxUnavailable != nil {
+		{
+			end := i
+			n, err := m.MaxUnavailable.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *RollingUpdateDeployment) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -418,6 +1306,610 @@ func (m *RollingUpdateDeployment) MarshalToSizedBuffer(b []byte) (int, error) {
 		}
 	}
 	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *RollingUpdateStatefulSetStrategy) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *RollingUpdateStatefulSetStrategy) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *RollingUpdateStatefulSetStrategy) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.MaxUnavailable != nil {
+		{
+			end := i
+			n, err := m.MaxUnavailable.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.Partition != nil {
+		i = pb.PutUvarint(b, i, 1, uint64(*m.Partition))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSet) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSet) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSet) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 5, string(m.Message))
+	i = pb.PutString(b, i, 4, string(m.Reason))
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetOrdinals) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetOrdinals) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetOrdinals) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 1, uint64(m.Start))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 2, string(m.WhenScaled))
+	i = pb.PutString(b, i, 1, string(m.WhenDeleted))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.Ordinals != nil {
+		{
+			end := i
+			n, err := m.Ordinals.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 11)
+		}
+	}
+	if m.PersistentVolumeClaimRetentionPolicy != nil {
+		{
+			end := i
+			n, err := m.PersistentVolumeClaimRetentionPolicy.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	i = pb.PutUvarint(b, i, 9, uint64(m.MinReadySeconds))
+	if m.RevisionHistoryLimit != nil {
+		i = pb.PutUvarint(b, i, 8, uint64(*m.RevisionHistoryLimit))
+	}
+	{
+		end := i
+		n, err := m.UpdateStrategy.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 7)
+	}
+	i = pb.PutString(b, i, 6, string(m.PodManagementPolicy))
+	i = pb.PutString(b, i, 5, string(m.ServiceName))
+	for k := len(m.VolumeClaimTemplates) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.VolumeClaimTemplates[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	{
+		end := i
+		n, err := m.Template.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.Replicas != nil {
+		i = pb.PutUvarint(b, i, 1, uint64(*m.Replicas))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 11, uint64(m.AvailableReplicas))
+	for k := len(m.Conditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Conditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	if m.CollisionCount != nil {
+		i = pb.PutUvarint(b, i, 9, uint64(*m.CollisionCount))
+	}
+	i = pb.PutString(b, i, 7, string(m.UpdateRevision))
+	i = pb.PutString(b, i, 6, string(m.CurrentRevision))
+	i = pb.PutUvarint(b, i, 5, uint64(m.UpdatedReplicas))
+	i = pb.PutUvarint(b, i, 4, uint64(m.CurrentReplicas))
+	i = pb.PutUvarint(b, i, 3, uint64(m.ReadyReplicas))
+	i = pb.PutUvarint(b, i, 2, uint64(m.Replicas))
+	i = pb.PutUvarint(b, i, 1, uint64(m.ObservedGeneration))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *StatefulSetUpdateStrategy) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StatefulSetUpdateStrategy) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StatefulSetUpdateStrategy) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.RollingUpdate != nil {
+		{
+			end := i
+			n, err := m.RollingUpdate.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ControllerRevision) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ControllerRevision"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ControllerRevision) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ControllerRevision")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Wrap(m.Data.Unmarshal(d.Bytes()))
+		case 3:
+			m.Revision = int64(d.Uvarint())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ControllerRevisionList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ControllerRevisionList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ControllerRevisionList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ControllerRevisionList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]ControllerRevision, 0, d.Count())
+			}
+			m.Items = append(m.Items, ControllerRevision{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DaemonSet) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonSet"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonSet) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonSet")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DaemonSetCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonSetCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonSetCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonSetCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = DaemonSetConditionType(d.String())
+		case 2:
+			m.Status = corev1.ConditionStatus(d.String())
+		case 3:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		case 4:
+			m.Reason = d.String()
+		case 5:
+			m.Message = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DaemonSetList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonSetList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonSetList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonSetList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]DaemonSet, 0, d.Count())
+			}
+			m.Items = append(m.Items, DaemonSet{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DaemonSetSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonSetSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonSetSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonSetSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Template.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.UpdateStrategy.UnmarshalFrom(&sub))
+		case 4:
+			m.MinReadySeconds = int32(d.Uvarint())
+		case 6:
+			v := int32(d.Uvarint())
+			m.RevisionHistoryLimit = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DaemonSetStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonSetStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonSetStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonSetStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.CurrentNumberScheduled = int32(d.Uvarint())
+		case 2:
+			m.NumberMisscheduled = int32(d.Uvarint())
+		case 3:
+			m.DesiredNumberScheduled = int32(d.Uvarint())
+		case 4:
+			m.NumberReady = int32(d.Uvarint())
+		case 5:
+			m.ObservedGeneration = int64(d.Uvarint())
+		case 6:
+			m.UpdatedNumberScheduled = int32(d.Uvarint())
+		case 7:
+			m.NumberAvailable = int32(d.Uvarint())
+		case 8:
+			m.NumberUnavailable = int32(d.Uvarint())
+		case 9:
+			v := int32(d.Uvarint())
+			m.CollisionCount = &v
+		case 10:
+			if m.Conditions == nil {
+				m.Conditions = make([]DaemonSetCondition, 0, d.Count())
+			}
+			m.Conditions = append(m.Conditions, DaemonSetCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *DaemonSetUpdateStrategy) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "DaemonSetUpdateStrategy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *DaemonSetUpdateStrategy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("DaemonSetUpdateStrategy")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = DaemonSetUpdateStrategyType(d.String())
+		case 2:
+			if m.RollingUpdate == nil {
+				m.RollingUpdate = new(RollingUpdateDaemonSet)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.RollingUpdate.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
@@ -623,6 +2115,191 @@ func (m *DeploymentStrategy) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicaSet) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicaSet"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicaSet) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicaSet")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicaSetCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicaSetCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicaSetCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicaSetCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = ReplicaSetConditionType(d.String())
+		case 2:
+			m.Status = corev1.ConditionStatus(d.String())
+		case 3:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		case 4:
+			m.Reason = d.String()
+		case 5:
+			m.Message = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicaSetList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicaSetList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicaSetList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicaSetList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]ReplicaSet, 0, d.Count())
+			}
+			m.Items = append(m.Items, ReplicaSet{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicaSetSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicaSetSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicaSetSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicaSetSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := int32(d.Uvarint())
+			m.Replicas = &v
+		case 2:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Template.UnmarshalFrom(&sub))
+		case 4:
+			m.MinReadySeconds = int32(d.Uvarint())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicaSetStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicaSetStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicaSetStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicaSetStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Replicas = int32(d.Uvarint())
+		case 2:
+			m.FullyLabeledReplicas = int32(d.Uvarint())
+		case 3:
+			m.ObservedGeneration = int64(d.Uvarint())
+		case 4:
+			m.ReadyReplicas = int32(d.Uvarint())
+		case 5:
+			m.AvailableReplicas = int32(d.Uvarint())
+		case 6:
+			if m.Conditions == nil {
+				m.Conditions = make([]ReplicaSetCondition, 0, d.Count())
+			}
+			m.Conditions = append(m.Conditions, ReplicaSetCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
+		case 7:
+			v := int32(d.Uvarint())
+			m.TerminatingReplicas = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *RollingUpdateDaemonSet) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "RollingUpdateDaemonSet"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *RollingUpdateDaemonSet) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("RollingUpdateDaemonSet")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.MaxUnavailable == nil {
+				m.MaxUnavailable = new(intstr.IntOrString)
+			}
+			d.Wrap(m.MaxUnavailable.Unmarshal(d.Bytes()))
+		case 2:
+			if m.MaxSurge == nil {
+				m.MaxSurge = new(intstr.IntOrString)
+			}
+			d.Wrap(m.MaxSurge.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *RollingUpdateDeployment) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "RollingUpdateDeployment"))
 }
@@ -643,6 +2320,293 @@ func (m *RollingUpdateDeployment) UnmarshalFrom(d *pb.Decoder) error {
 				m.MaxSurge = new(intstr.IntOrString)
 			}
 			d.Wrap(m.MaxSurge.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *RollingUpdateStatefulSetStrategy) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "RollingUpdateStatefulSetStrategy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *RollingUpdateStatefulSetStrategy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("RollingUpdateStatefulSetStrategy")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := int32(d.Uvarint())
+			m.Partition = &v
+		case 2:
+			if m.MaxUnavailable == nil {
+				m.MaxUnavailable = new(intstr.IntOrString)
+			}
+			d.Wrap(m.MaxUnavailable.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSet) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSet"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSet) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSet")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = StatefulSetConditionType(d.String())
+		case 2:
+			m.Status = corev1.ConditionStatus(d.String())
+		case 3:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		case 4:
+			m.Reason = d.String()
+		case 5:
+			m.Message = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]StatefulSet, 0, d.Count())
+			}
+			m.Items = append(m.Items, StatefulSet{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetOrdinals) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetOrdinals"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetOrdinals) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetOrdinals")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Start = int32(d.Uvarint())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetPersistentVolumeClaimRetentionPolicy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetPersistentVolumeClaimRetentionPolicy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetPersistentVolumeClaimRetentionPolicy")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.WhenDeleted = PersistentVolumeClaimRetentionPolicyType(d.String())
+		case 2:
+			m.WhenScaled = PersistentVolumeClaimRetentionPolicyType(d.String())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := int32(d.Uvarint())
+			m.Replicas = &v
+		case 2:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Template.UnmarshalFrom(&sub))
+		case 4:
+			if m.VolumeClaimTemplates == nil {
+				m.VolumeClaimTemplates = make([]corev1.PersistentVolumeClaim, 0, d.Count())
+			}
+			m.VolumeClaimTemplates = append(m.VolumeClaimTemplates, corev1.PersistentVolumeClaim{})
+			d.Sub(&sub)
+			d.Wrap(m.VolumeClaimTemplates[len(m.VolumeClaimTemplates)-1].UnmarshalFrom(&sub))
+		case 5:
+			m.ServiceName = d.String()
+		case 6:
+			m.PodManagementPolicy = PodManagementPolicyType(d.String())
+		case 7:
+			d.Sub(&sub)
+			d.Wrap(m.UpdateStrategy.UnmarshalFrom(&sub))
+		case 8:
+			v := int32(d.Uvarint())
+			m.RevisionHistoryLimit = &v
+		case 9:
+			m.MinReadySeconds = int32(d.Uvarint())
+		case 10:
+			if m.PersistentVolumeClaimRetentionPolicy == nil {
+				m.PersistentVolumeClaimRetentionPolicy = new(StatefulSetPersistentVolumeClaimRetentionPolicy)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.PersistentVolumeClaimRetentionPolicy.UnmarshalFrom(&sub))
+		case 11:
+			if m.Ordinals == nil {
+				m.Ordinals = new(StatefulSetOrdinals)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Ordinals.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.ObservedGeneration = int64(d.Uvarint())
+		case 2:
+			m.Replicas = int32(d.Uvarint())
+		case 3:
+			m.ReadyReplicas = int32(d.Uvarint())
+		case 4:
+			m.CurrentReplicas = int32(d.Uvarint())
+		case 5:
+			m.UpdatedReplicas = int32(d.Uvarint())
+		case 6:
+			m.CurrentRevision = d.String()
+		case 7:
+			m.UpdateRevision = d.String()
+		case 9:
+			v := int32(d.Uvarint())
+			m.CollisionCount = &v
+		case 10:
+			if m.Conditions == nil {
+				m.Conditions = make([]StatefulSetCondition, 0, d.Count())
+			}
+			m.Conditions = append(m.Conditions, StatefulSetCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
+		case 11:
+			m.AvailableReplicas = int32(d.Uvarint())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StatefulSetUpdateStrategy) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StatefulSetUpdateStrategy"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StatefulSetUpdateStrategy) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StatefulSetUpdateStrategy")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = StatefulSetUpdateStrategyType(d.String())
+		case 2:
+			if m.RollingUpdate == nil {
+				m.RollingUpdate = new(RollingUpdateStatefulSetStrategy)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.RollingUpdate.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}

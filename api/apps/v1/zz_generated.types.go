@@ -8,6 +8,94 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
 
+// StatefulSet is the apps/v1 StatefulSet type of the Kubernetes API.
+type StatefulSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              StatefulSetSpec   `json:"spec,omitempty" optional:"false" protobuf:"bytes,2,opt,name=spec"`
+	Status            StatefulSetStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// PodManagementPolicyType is the apps/v1 PodManagementPolicyType type of the Kubernetes API.
+type PodManagementPolicyType string
+
+// StatefulSetUpdateStrategy is the apps/v1 StatefulSetUpdateStrategy type of the Kubernetes API.
+type StatefulSetUpdateStrategy struct {
+	Type          StatefulSetUpdateStrategyType     `json:"type,omitempty" protobuf:"bytes,1,opt,name=type,casttype=StatefulSetStrategyType"`
+	RollingUpdate *RollingUpdateStatefulSetStrategy `json:"rollingUpdate,omitempty" protobuf:"bytes,2,opt,name=rollingUpdate"`
+}
+
+// StatefulSetUpdateStrategyType is the apps/v1 StatefulSetUpdateStrategyType type of the Kubernetes API.
+type StatefulSetUpdateStrategyType string
+
+// RollingUpdateStatefulSetStrategy is the apps/v1 RollingUpdateStatefulSetStrategy type of the Kubernetes API.
+type RollingUpdateStatefulSetStrategy struct {
+	Partition      *int32              `json:"partition,omitempty" protobuf:"varint,1,opt,name=partition"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty" protobuf:"varint,2,opt,name=maxUnavailable"`
+}
+
+// PersistentVolumeClaimRetentionPolicyType is the apps/v1 PersistentVolumeClaimRetentionPolicyType type of the Kubernetes API.
+type PersistentVolumeClaimRetentionPolicyType string
+
+// StatefulSetPersistentVolumeClaimRetentionPolicy is the apps/v1 StatefulSetPersistentVolumeClaimRetentionPolicy type of the Kubernetes API.
+type StatefulSetPersistentVolumeClaimRetentionPolicy struct {
+	WhenDeleted PersistentVolumeClaimRetentionPolicyType `json:"whenDeleted,omitempty" protobuf:"bytes,1,opt,name=whenDeleted,casttype=PersistentVolumeClaimRetentionPolicyType"`
+	WhenScaled  PersistentVolumeClaimRetentionPolicyType `json:"whenScaled,omitempty" protobuf:"bytes,2,opt,name=whenScaled,casttype=PersistentVolumeClaimRetentionPolicyType"`
+}
+
+// StatefulSetOrdinals is the apps/v1 StatefulSetOrdinals type of the Kubernetes API.
+type StatefulSetOrdinals struct {
+	Start int32 `json:"start" optional:"true" protobuf:"varint,1,opt,name=start"`
+}
+
+// StatefulSetSpec is the apps/v1 StatefulSetSpec type of the Kubernetes API.
+type StatefulSetSpec struct {
+	Replicas                             *int32                                           `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
+	Selector                             *metav1.LabelSelector                            `json:"selector" structType:"atomic" protobuf:"bytes,2,opt,name=selector"`
+	Template                             corev1.PodTemplateSpec                           `json:"template" protobuf:"bytes,3,opt,name=template"`
+	VolumeClaimTemplates                 []corev1.PersistentVolumeClaim                   `json:"volumeClaimTemplates,omitempty" listType:"atomic" protobuf:"bytes,4,rep,name=volumeClaimTemplates"`
+	ServiceName                          string                                           `json:"serviceName" optional:"true" protobuf:"bytes,5,opt,name=serviceName"`
+	PodManagementPolicy                  PodManagementPolicyType                          `json:"podManagementPolicy,omitempty" protobuf:"bytes,6,opt,name=podManagementPolicy,casttype=PodManagementPolicyType"`
+	UpdateStrategy                       StatefulSetUpdateStrategy                        `json:"updateStrategy,omitempty" protobuf:"bytes,7,opt,name=updateStrategy"`
+	RevisionHistoryLimit                 *int32                                           `json:"revisionHistoryLimit,omitempty" protobuf:"varint,8,opt,name=revisionHistoryLimit"`
+	MinReadySeconds                      int32                                            `json:"minReadySeconds,omitempty" protobuf:"varint,9,opt,name=minReadySeconds"`
+	PersistentVolumeClaimRetentionPolicy *StatefulSetPersistentVolumeClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty" protobuf:"bytes,10,opt,name=persistentVolumeClaimRetentionPolicy"`
+	Ordinals                             *StatefulSetOrdinals                             `json:"ordinals,omitempty" protobuf:"bytes,11,opt,name=ordinals"`
+}
+
+// StatefulSetStatus is the apps/v1 StatefulSetStatus type of the Kubernetes API.
+type StatefulSetStatus struct {
+	ObservedGeneration int64                  `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
+	Replicas           int32                  `json:"replicas" protobuf:"varint,2,opt,name=replicas"`
+	ReadyReplicas      int32                  `json:"readyReplicas,omitempty" protobuf:"varint,3,opt,name=readyReplicas"`
+	CurrentReplicas    int32                  `json:"currentReplicas,omitempty" protobuf:"varint,4,opt,name=currentReplicas"`
+	UpdatedReplicas    int32                  `json:"updatedReplicas,omitempty" protobuf:"varint,5,opt,name=updatedReplicas"`
+	CurrentRevision    string                 `json:"currentRevision,omitempty" protobuf:"bytes,6,opt,name=currentRevision"`
+	UpdateRevision     string                 `json:"updateRevision,omitempty" protobuf:"bytes,7,opt,name=updateRevision"`
+	CollisionCount     *int32                 `json:"collisionCount,omitempty" protobuf:"varint,9,opt,name=collisionCount"`
+	Conditions         []StatefulSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,10,rep,name=conditions"`
+	AvailableReplicas  int32                  `json:"availableReplicas" optional:"true" protobuf:"varint,11,opt,name=availableReplicas"`
+}
+
+// StatefulSetConditionType is the apps/v1 StatefulSetConditionType type of the Kubernetes API.
+type StatefulSetConditionType string
+
+// StatefulSetCondition is the apps/v1 StatefulSetCondition type of the Kubernetes API.
+type StatefulSetCondition struct {
+	Type               StatefulSetConditionType `json:"type" optional:"true" protobuf:"bytes,1,opt,name=type,casttype=StatefulSetConditionType"`
+	Status             corev1.ConditionStatus   `json:"status" optional:"true" protobuf:"bytes,2,opt,name=status,casttype=k8s.io/api/core/v1.ConditionStatus"`
+	LastTransitionTime metav1.Time              `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
+	Reason             string                   `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	Message            string                   `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
+
+// StatefulSetList is the apps/v1 StatefulSetList type of the Kubernetes API.
+type StatefulSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []StatefulSet `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
 // Deployment is the apps/v1 Deployment type of the Kubernetes API.
 type Deployment struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -76,11 +164,148 @@ type DeploymentList struct {
 	Items           []Deployment `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
+// DaemonSetUpdateStrategy is the apps/v1 DaemonSetUpdateStrategy type of the Kubernetes API.
+type DaemonSetUpdateStrategy struct {
+	Type          DaemonSetUpdateStrategyType `json:"type,omitempty" protobuf:"bytes,1,opt,name=type"`
+	RollingUpdate *RollingUpdateDaemonSet     `json:"rollingUpdate,omitempty" protobuf:"bytes,2,opt,name=rollingUpdate"`
+}
+
+// DaemonSetUpdateStrategyType is the apps/v1 DaemonSetUpdateStrategyType type of the Kubernetes API.
+type DaemonSetUpdateStrategyType string
+
+// RollingUpdateDaemonSet is the apps/v1 RollingUpdateDaemonSet type of the Kubernetes API.
+type RollingUpdateDaemonSet struct {
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty" protobuf:"bytes,1,opt,name=maxUnavailable"`
+	MaxSurge       *intstr.IntOrString `json:"maxSurge,omitempty" protobuf:"bytes,2,opt,name=maxSurge"`
+}
+
+// DaemonSetSpec is the apps/v1 DaemonSetSpec type of the Kubernetes API.
+type DaemonSetSpec struct {
+	Selector             *metav1.LabelSelector   `json:"selector" structType:"atomic" protobuf:"bytes,1,opt,name=selector"`
+	Template             corev1.PodTemplateSpec  `json:"template" protobuf:"bytes,2,opt,name=template"`
+	UpdateStrategy       DaemonSetUpdateStrategy `json:"updateStrategy,omitempty" protobuf:"bytes,3,opt,name=updateStrategy"`
+	MinReadySeconds      int32                   `json:"minReadySeconds,omitempty" protobuf:"varint,4,opt,name=minReadySeconds"`
+	RevisionHistoryLimit *int32                  `json:"revisionHistoryLimit,omitempty" protobuf:"varint,6,opt,name=revisionHistoryLimit"`
+}
+
+// DaemonSetStatus is the apps/v1 DaemonSetStatus type of the Kubernetes API.
+type DaemonSetStatus struct {
+	CurrentNumberScheduled int32                `json:"currentNumberScheduled" protobuf:"varint,1,opt,name=currentNumberScheduled"`
+	NumberMisscheduled     int32                `json:"numberMisscheduled" protobuf:"varint,2,opt,name=numberMisscheduled"`
+	DesiredNumberScheduled int32                `json:"desiredNumberScheduled" protobuf:"varint,3,opt,name=desiredNumberScheduled"`
+	NumberReady            int32                `json:"numberReady" protobuf:"varint,4,opt,name=numberReady"`
+	ObservedGeneration     int64                `json:"observedGeneration,omitempty" protobuf:"varint,5,opt,name=observedGeneration"`
+	UpdatedNumberScheduled int32                `json:"updatedNumberScheduled,omitempty" protobuf:"varint,6,opt,name=updatedNumberScheduled"`
+	NumberAvailable        int32                `json:"numberAvailable,omitempty" protobuf:"varint,7,opt,name=numberAvailable"`
+	NumberUnavailable      int32                `json:"numberUnavailable,omitempty" protobuf:"varint,8,opt,name=numberUnavailable"`
+	CollisionCount         *int32               `json:"collisionCount,omitempty" protobuf:"varint,9,opt,name=collisionCount"`
+	Conditions             []DaemonSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,10,rep,name=conditions"`
+}
+
+// DaemonSetConditionType is the apps/v1 DaemonSetConditionType type of the Kubernetes API.
+type DaemonSetConditionType string
+
+// DaemonSetCondition is the apps/v1 DaemonSetCondition type of the Kubernetes API.
+type DaemonSetCondition struct {
+	Type               DaemonSetConditionType `json:"type" optional:"true" protobuf:"bytes,1,opt,name=type,casttype=DaemonSetConditionType"`
+	Status             corev1.ConditionStatus `json:"status" optional:"true" protobuf:"bytes,2,opt,name=status,casttype=k8s.io/api/core/v1.ConditionStatus"`
+	LastTransitionTime metav1.Time            `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
+	Reason             string                 `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	Message            string                 `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
+
+// DaemonSet is the apps/v1 DaemonSet type of the Kubernetes API.
+type DaemonSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              DaemonSetSpec   `json:"spec,omitempty" optional:"false" protobuf:"bytes,2,opt,name=spec"`
+	Status            DaemonSetStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// DaemonSetList is the apps/v1 DaemonSetList type of the Kubernetes API.
+type DaemonSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []DaemonSet `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// ReplicaSet is the apps/v1 ReplicaSet type of the Kubernetes API.
+type ReplicaSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              ReplicaSetSpec   `json:"spec,omitempty" optional:"false" protobuf:"bytes,2,opt,name=spec"`
+	Status            ReplicaSetStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// ReplicaSetList is the apps/v1 ReplicaSetList type of the Kubernetes API.
+type ReplicaSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ReplicaSet `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// ReplicaSetSpec is the apps/v1 ReplicaSetSpec type of the Kubernetes API.
+type ReplicaSetSpec struct {
+	Replicas        *int32                 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
+	MinReadySeconds int32                  `json:"minReadySeconds,omitempty" protobuf:"varint,4,opt,name=minReadySeconds"`
+	Selector        *metav1.LabelSelector  `json:"selector" structType:"atomic" protobuf:"bytes,2,opt,name=selector"`
+	Template        corev1.PodTemplateSpec `json:"template,omitempty" protobuf:"bytes,3,opt,name=template"`
+}
+
+// ReplicaSetStatus is the apps/v1 ReplicaSetStatus type of the Kubernetes API.
+type ReplicaSetStatus struct {
+	Replicas             int32                 `json:"replicas" protobuf:"varint,1,opt,name=replicas"`
+	FullyLabeledReplicas int32                 `json:"fullyLabeledReplicas,omitempty" protobuf:"varint,2,opt,name=fullyLabeledReplicas"`
+	ReadyReplicas        int32                 `json:"readyReplicas,omitempty" protobuf:"varint,4,opt,name=readyReplicas"`
+	AvailableReplicas    int32                 `json:"availableReplicas,omitempty" protobuf:"varint,5,opt,name=availableReplicas"`
+	TerminatingReplicas  *int32                `json:"terminatingReplicas,omitempty" protobuf:"varint,7,opt,name=terminatingReplicas"`
+	ObservedGeneration   int64                 `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
+	Conditions           []ReplicaSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,6,rep,name=conditions"`
+}
+
+// ReplicaSetConditionType is the apps/v1 ReplicaSetConditionType type of the Kubernetes API.
+type ReplicaSetConditionType string
+
+// ReplicaSetCondition is the apps/v1 ReplicaSetCondition type of the Kubernetes API.
+type ReplicaSetCondition struct {
+	Type               ReplicaSetConditionType `json:"type" optional:"true" protobuf:"bytes,1,opt,name=type,casttype=ReplicaSetConditionType"`
+	Status             corev1.ConditionStatus  `json:"status" optional:"true" protobuf:"bytes,2,opt,name=status,casttype=k8s.io/api/core/v1.ConditionStatus"`
+	LastTransitionTime metav1.Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
+	Reason             string                  `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	Message            string                  `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
+
+// ControllerRevision is the apps/v1 ControllerRevision type of the Kubernetes API.
+type ControllerRevision struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Data              metav1.RawExtension `json:"data" protobuf:"bytes,2,opt,name=data"`
+	Revision          int64               `json:"revision" optional:"true" protobuf:"varint,3,opt,name=revision"`
+}
+
+// ControllerRevisionList is the apps/v1 ControllerRevisionList type of the Kubernetes API.
+type ControllerRevisionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ControllerRevision `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
 // Enumerated values of the types above, as Kubernetes names them.
 const (
-	RecreateDeploymentStrategyType      DeploymentStrategyType  = "Recreate"
-	RollingUpdateDeploymentStrategyType DeploymentStrategyType  = "RollingUpdate"
-	DeploymentAvailable                 DeploymentConditionType = "Available"
-	DeploymentProgressing               DeploymentConditionType = "Progressing"
-	DeploymentReplicaFailure            DeploymentConditionType = "ReplicaFailure"
+	OrderedReadyPodManagement                      PodManagementPolicyType                  = "OrderedReady"
+	ParallelPodManagement                          PodManagementPolicyType                  = "Parallel"
+	RollingUpdateStatefulSetStrategyType           StatefulSetUpdateStrategyType            = "RollingUpdate"
+	OnDeleteStatefulSetStrategyType                StatefulSetUpdateStrategyType            = "OnDelete"
+	RecreateStatefulSetStrategyType                StatefulSetUpdateStrategyType            = "Recreate"
+	RetainPersistentVolumeClaimRetentionPolicyType PersistentVolumeClaimRetentionPolicyType = "Retain"
+	DeletePersistentVolumeClaimRetentionPolicyType PersistentVolumeClaimRetentionPolicyType = "Delete"
+	StatefulSetProgressing                         StatefulSetConditionType                 = "Progressing"
+	RecreateDeploymentStrategyType                 DeploymentStrategyType                   = "Recreate"
+	RollingUpdateDeploymentStrategyType            DeploymentStrategyType                   = "RollingUpdate"
+	DeploymentAvailable                            DeploymentConditionType                  = "Available"
+	DeploymentProgressing                          DeploymentConditionType                  = "Progressing"
+	DeploymentReplicaFailure                       DeploymentConditionType                  = "ReplicaFailure"
+	RollingUpdateDaemonSetStrategyType             DaemonSetUpdateStrategyType              = "RollingUpdate"
+	OnDeleteDaemonSetStrategyType                  DaemonSetUpdateStrategyType              = "OnDelete"
+	ReplicaSetReplicaFailure                       ReplicaSetConditionType                  = "ReplicaFailure"
 )

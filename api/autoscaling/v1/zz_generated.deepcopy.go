@@ -4,7 +4,421 @@
 
 package v1
 
-import ()
+import (
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+)
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ContainerResourceMetricSource) DeepCopyInto(out *ContainerResourceMetricSource) {
+	*out = *m
+	if m.TargetAverageUtilization != nil {
+		v := *m.TargetAverageUtilization
+		out.TargetAverageUtilization = &v
+	}
+	if m.TargetAverageValue != nil {
+		v := *m.TargetAverageValue
+		out.TargetAverageValue = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ContainerResourceMetricSource) DeepCopy() *ContainerResourceMetricSource {
+	if m == nil {
+		return nil
+	}
+	out := new(ContainerResourceMetricSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ContainerResourceMetricStatus) DeepCopyInto(out *ContainerResourceMetricStatus) {
+	*out = *m
+	if m.CurrentAverageUtilization != nil {
+		v := *m.CurrentAverageUtilization
+		out.CurrentAverageUtilization = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ContainerResourceMetricStatus) DeepCopy() *ContainerResourceMetricStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ContainerResourceMetricStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *CrossVersionObjectReference) DeepCopyInto(out *CrossVersionObjectReference) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *CrossVersionObjectReference) DeepCopy() *CrossVersionObjectReference {
+	if m == nil {
+		return nil
+	}
+	out := new(CrossVersionObjectReference)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ExternalMetricSource) DeepCopyInto(out *ExternalMetricSource) {
+	*out = *m
+	if m.MetricSelector != nil {
+		out.MetricSelector = new(metav1.LabelSelector)
+		m.MetricSelector.DeepCopyInto(out.MetricSelector)
+	}
+	if m.TargetValue != nil {
+		v := *m.TargetValue
+		out.TargetValue = &v
+	}
+	if m.TargetAverageValue != nil {
+		v := *m.TargetAverageValue
+		out.TargetAverageValue = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ExternalMetricSource) DeepCopy() *ExternalMetricSource {
+	if m == nil {
+		return nil
+	}
+	out := new(ExternalMetricSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ExternalMetricStatus) DeepCopyInto(out *ExternalMetricStatus) {
+	*out = *m
+	if m.MetricSelector != nil {
+		out.MetricSelector = new(metav1.LabelSelector)
+		m.MetricSelector.DeepCopyInto(out.MetricSelector)
+	}
+	if m.CurrentAverageValue != nil {
+		v := *m.CurrentAverageValue
+		out.CurrentAverageValue = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ExternalMetricStatus) DeepCopy() *ExternalMetricStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ExternalMetricStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *HorizontalPodAutoscaler) DeepCopyInto(out *HorizontalPodAutoscaler) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *HorizontalPodAutoscaler) DeepCopy() *HorizontalPodAutoscaler {
+	if m == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscaler)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *HorizontalPodAutoscalerCondition) DeepCopyInto(out *HorizontalPodAutoscalerCondition) {
+	*out = *m
+	if m.ObservedGeneration != nil {
+		v := *m.ObservedGeneration
+		out.ObservedGeneration = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *HorizontalPodAutoscalerCondition) DeepCopy() *HorizontalPodAutoscalerCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *HorizontalPodAutoscalerList) DeepCopyInto(out *HorizontalPodAutoscalerList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]HorizontalPodAutoscaler, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *HorizontalPodAutoscalerList) DeepCopy() *HorizontalPodAutoscalerList {
+	if m == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *HorizontalPodAutoscalerSpec) DeepCopyInto(out *HorizontalPodAutoscalerSpec) {
+	*out = *m
+	if m.MinReplicas != nil {
+		v := *m.MinReplicas
+		out.MinReplicas = &v
+	}
+	if m.TargetCPUUtilizationPercentage != nil {
+		v := *m.TargetCPUUtilizationPercentage
+		out.TargetCPUUtilizationPercentage = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *HorizontalPodAutoscalerSpec) DeepCopy() *HorizontalPodAutoscalerSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *HorizontalPodAutoscalerStatus) DeepCopyInto(out *HorizontalPodAutoscalerStatus) {
+	*out = *m
+	if m.ObservedGeneration != nil {
+		v := *m.ObservedGeneration
+		out.ObservedGeneration = &v
+	}
+	if m.LastScaleTime != nil {
+		v := *m.LastScaleTime
+		out.LastScaleTime = &v
+	}
+	if m.CurrentCPUUtilizationPercentage != nil {
+		v := *m.CurrentCPUUtilizationPercentage
+		out.CurrentCPUUtilizationPercentage = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *HorizontalPodAutoscalerStatus) DeepCopy() *HorizontalPodAutoscalerStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(HorizontalPodAutoscalerStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *MetricSpec) DeepCopyInto(out *MetricSpec) {
+	*out = *m
+	if m.Object != nil {
+		out.Object = new(ObjectMetricSource)
+		m.Object.DeepCopyInto(out.Object)
+	}
+	if m.Pods != nil {
+		out.Pods = new(PodsMetricSource)
+		m.Pods.DeepCopyInto(out.Pods)
+	}
+	if m.Resource != nil {
+		out.Resource = new(ResourceMetricSource)
+		m.Resource.DeepCopyInto(out.Resource)
+	}
+	if m.ContainerResource != nil {
+		out.ContainerResource = new(ContainerResourceMetricSource)
+		m.ContainerResource.DeepCopyInto(out.ContainerResource)
+	}
+	if m.External != nil {
+		out.External = new(ExternalMetricSource)
+		m.External.DeepCopyInto(out.External)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *MetricSpec) DeepCopy() *MetricSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(MetricSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *MetricStatus) DeepCopyInto(out *MetricStatus) {
+	*out = *m
+	if m.Object != nil {
+		out.Object = new(ObjectMetricStatus)
+		m.Object.DeepCopyInto(out.Object)
+	}
+	if m.Pods != nil {
+		out.Pods = new(PodsMetricStatus)
+		m.Pods.DeepCopyInto(out.Pods)
+	}
+	if m.Resource != nil {
+		out.Resource = new(ResourceMetricStatus)
+		m.Resource.DeepCopyInto(out.Resource)
+	}
+	if m.ContainerResource != nil {
+		out.ContainerResource = new(ContainerResourceMetricStatus)
+		m.ContainerResource.DeepCopyInto(out.ContainerResource)
+	}
+	if m.External != nil {
+		out.External = new(ExternalMetricStatus)
+		m.External.DeepCopyInto(out.External)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *MetricStatus) DeepCopy() *MetricStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(MetricStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ObjectMetricSource) DeepCopyInto(out *ObjectMetricSource) {
+	*out = *m
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+	if m.AverageValue != nil {
+		v := *m.AverageValue
+		out.AverageValue = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ObjectMetricSource) DeepCopy() *ObjectMetricSource {
+	if m == nil {
+		return nil
+	}
+	out := new(ObjectMetricSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ObjectMetricStatus) DeepCopyInto(out *ObjectMetricStatus) {
+	*out = *m
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+	if m.AverageValue != nil {
+		v := *m.AverageValue
+		out.AverageValue = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ObjectMetricStatus) DeepCopy() *ObjectMetricStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ObjectMetricStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodsMetricSource) DeepCopyInto(out *PodsMetricSource) {
+	*out = *m
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodsMetricSource) DeepCopy() *PodsMetricSource {
+	if m == nil {
+		return nil
+	}
+	out := new(PodsMetricSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodsMetricStatus) DeepCopyInto(out *PodsMetricStatus) {
+	*out = *m
+	if m.Selector != nil {
+		out.Selector = new(metav1.LabelSelector)
+		m.Selector.DeepCopyInto(out.Selector)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodsMetricStatus) DeepCopy() *PodsMetricStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(PodsMetricStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ResourceMetricSource) DeepCopyInto(out *ResourceMetricSource) {
+	*out = *m
+	if m.TargetAverageUtilization != nil {
+		v := *m.TargetAverageUtilization
+		out.TargetAverageUtilization = &v
+	}
+	if m.TargetAverageValue != nil {
+		v := *m.TargetAverageValue
+		out.TargetAverageValue = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ResourceMetricSource) DeepCopy() *ResourceMetricSource {
+	if m == nil {
+		return nil
+	}
+	out := new(ResourceMetricSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ResourceMetricStatus) DeepCopyInto(out *ResourceMetricStatus) {
+	*out = *m
+	if m.CurrentAverageUtilization != nil {
+		v := *m.CurrentAverageUtilization
+		out.CurrentAverageUtilization = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ResourceMetricStatus) DeepCopy() *ResourceMetricStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ResourceMetricStatus)
+	m.DeepCopyInto(out)
+	return out
+}
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *Scale) DeepCopyInto(out *Scale) {

@@ -5,8 +5,296 @@
 package v1
 
 import (
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	resource "github.com/kapi-dev/kapi/api/resource"
 	pb "github.com/kapi-dev/kapi/internal/pb"
 )
+
+// Size returns the protobuf encoded size of m.
+func (m *ContainerResourceMetricSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Name))
+	if m.TargetAverageUtilization != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.TargetAverageUtilization))
+	}
+	if m.TargetAverageValue != nil {
+		n += 1 + pb.SizeBytes(m.TargetAverageValue.Size())
+	}
+	n += 1 + pb.SizeBytes(len(m.Container))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ContainerResourceMetricStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Name))
+	if m.CurrentAverageUtilization != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.CurrentAverageUtilization))
+	}
+	n += 1 + pb.SizeBytes(m.CurrentAverageValue.Size())
+	n += 1 + pb.SizeBytes(len(m.Container))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *CrossVersionObjectReference) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Kind))
+	n += 1 + pb.SizeBytes(len(m.Name))
+	n += 1 + pb.SizeBytes(len(m.APIVersion))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ExternalMetricSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.MetricName))
+	if m.MetricSelector != nil {
+		n += 1 + pb.SizeBytes(m.MetricSelector.Size())
+	}
+	if m.TargetValue != nil {
+		n += 1 + pb.SizeBytes(m.TargetValue.Size())
+	}
+	if m.TargetAverageValue != nil {
+		n += 1 + pb.SizeBytes(m.TargetAverageValue.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ExternalMetricStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.MetricName))
+	if m.MetricSelector != nil {
+		n += 1 + pb.SizeBytes(m.MetricSelector.Size())
+	}
+	n += 1 + pb.SizeBytes(m.CurrentValue.Size())
+	if m.CurrentAverageValue != nil {
+		n += 1 + pb.SizeBytes(m.CurrentAverageValue.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *HorizontalPodAutoscaler) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *HorizontalPodAutoscalerCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	if m.ObservedGeneration != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.ObservedGeneration))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *HorizontalPodAutoscalerList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *HorizontalPodAutoscalerSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ScaleTargetRef.Size())
+	if m.MinReplicas != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.MinReplicas))
+	}
+	n += 1 + pb.SizeVarint(uint64(m.MaxReplicas))
+	if m.TargetCPUUtilizationPercentage != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.TargetCPUUtilizationPercentage))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *HorizontalPodAutoscalerStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.ObservedGeneration != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.ObservedGeneration))
+	}
+	if m.LastScaleTime != nil {
+		n += 1 + pb.SizeBytes(m.LastScaleTime.Size())
+	}
+	n += 1 + pb.SizeVarint(uint64(m.CurrentReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.DesiredReplicas))
+	if m.CurrentCPUUtilizationPercentage != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.CurrentCPUUtilizationPercentage))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *MetricSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	if m.Object != nil {
+		n += 1 + pb.SizeBytes(m.Object.Size())
+	}
+	if m.Pods != nil {
+		n += 1 + pb.SizeBytes(m.Pods.Size())
+	}
+	if m.Resource != nil {
+		n += 1 + pb.SizeBytes(m.Resource.Size())
+	}
+	if m.External != nil {
+		n += 1 + pb.SizeBytes(m.External.Size())
+	}
+	if m.ContainerResource != nil {
+		n += 1 + pb.SizeBytes(m.ContainerResource.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *MetricStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	if m.Object != nil {
+		n += 1 + pb.SizeBytes(m.Object.Size())
+	}
+	if m.Pods != nil {
+		n += 1 + pb.SizeBytes(m.Pods.Size())
+	}
+	if m.Resource != nil {
+		n += 1 + pb.SizeBytes(m.Resource.Size())
+	}
+	if m.External != nil {
+		n += 1 + pb.SizeBytes(m.External.Size())
+	}
+	if m.ContainerResource != nil {
+		n += 1 + pb.SizeBytes(m.ContainerResource.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ObjectMetricSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.Target.Size())
+	n += 1 + pb.SizeBytes(len(m.MetricName))
+	n += 1 + pb.SizeBytes(m.TargetValue.Size())
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	if m.AverageValue != nil {
+		n += 1 + pb.SizeBytes(m.AverageValue.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ObjectMetricStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.Target.Size())
+	n += 1 + pb.SizeBytes(len(m.MetricName))
+	n += 1 + pb.SizeBytes(m.CurrentValue.Size())
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	if m.AverageValue != nil {
+		n += 1 + pb.SizeBytes(m.AverageValue.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PodsMetricSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.MetricName))
+	n += 1 + pb.SizeBytes(m.TargetAverageValue.Size())
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PodsMetricStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.MetricName))
+	n += 1 + pb.SizeBytes(m.CurrentAverageValue.Size())
+	if m.Selector != nil {
+		n += 1 + pb.SizeBytes(m.Selector.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ResourceMetricSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Name))
+	if m.TargetAverageUtilization != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.TargetAverageUtilization))
+	}
+	if m.TargetAverageValue != nil {
+		n += 1 + pb.SizeBytes(m.TargetAverageValue.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ResourceMetricStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Name))
+	if m.CurrentAverageUtilization != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.CurrentAverageUtilization))
+	}
+	n += 1 + pb.SizeBytes(m.CurrentAverageValue.Size())
+	return n
+}
 
 // Size returns the protobuf encoded size of m.
 func (m *Scale) Size() (n int) {
@@ -36,6 +324,805 @@ func (m *ScaleStatus) Size() (n int) {
 	n += 1 + pb.SizeVarint(uint64(m.Replicas))
 	n += 1 + pb.SizeBytes(len(m.Selector))
 	return n
+}
+
+// Marshal encodes m as protobuf.
+func (m *ContainerResourceMetricSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ContainerResourceMetricSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ContainerResourceMetricSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 5, string(m.Container))
+	if m.TargetAverageValue != nil {
+		{
+			end := i
+			n, err := m.TargetAverageValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if m.TargetAverageUtilization != nil {
+		i = pb.PutUvarint(b, i, 2, uint64(*m.TargetAverageUtilization))
+	}
+	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ContainerResourceMetricStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ContainerResourceMetricStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ContainerResourceMetricStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 4, string(m.Container))
+	{
+		end := i
+		n, err := m.CurrentAverageValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	if m.CurrentAverageUtilization != nil {
+		i = pb.PutUvarint(b, i, 2, uint64(*m.CurrentAverageUtilization))
+	}
+	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *CrossVersionObjectReference) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *CrossVersionObjectReference) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *CrossVersionObjectReference) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 3, string(m.APIVersion))
+	i = pb.PutString(b, i, 2, string(m.Name))
+	i = pb.PutString(b, i, 1, string(m.Kind))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ExternalMetricSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ExternalMetricSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ExternalMetricSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.TargetAverageValue != nil {
+		{
+			end := i
+			n, err := m.TargetAverageValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	if m.TargetValue != nil {
+		{
+			end := i
+			n, err := m.TargetValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if m.MetricSelector != nil {
+		{
+			end := i
+			n, err := m.MetricSelector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.MetricName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ExternalMetricStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ExternalMetricStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ExternalMetricStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.CurrentAverageValue != nil {
+		{
+			end := i
+			n, err := m.CurrentAverageValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	{
+		end := i
+		n, err := m.CurrentValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	if m.MetricSelector != nil {
+		{
+			end := i
+			n, err := m.MetricSelector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.MetricName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *HorizontalPodAutoscaler) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *HorizontalPodAutoscaler) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *HorizontalPodAutoscaler) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *HorizontalPodAutoscalerCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *HorizontalPodAutoscalerCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *HorizontalPodAutoscalerCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.ObservedGeneration != nil {
+		i = pb.PutUvarint(b, i, 6, uint64(*m.ObservedGeneration))
+	}
+	i = pb.PutString(b, i, 5, string(m.Message))
+	i = pb.PutString(b, i, 4, string(m.Reason))
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *HorizontalPodAutoscalerList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *HorizontalPodAutoscalerList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *HorizontalPodAutoscalerList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *HorizontalPodAutoscalerSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *HorizontalPodAutoscalerSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *HorizontalPodAutoscalerSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.TargetCPUUtilizationPercentage != nil {
+		i = pb.PutUvarint(b, i, 4, uint64(*m.TargetCPUUtilizationPercentage))
+	}
+	i = pb.PutUvarint(b, i, 3, uint64(m.MaxReplicas))
+	if m.MinReplicas != nil {
+		i = pb.PutUvarint(b, i, 2, uint64(*m.MinReplicas))
+	}
+	{
+		end := i
+		n, err := m.ScaleTargetRef.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *HorizontalPodAutoscalerStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *HorizontalPodAutoscalerStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *HorizontalPodAutoscalerStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.CurrentCPUUtilizationPercentage != nil {
+		i = pb.PutUvarint(b, i, 5, uint64(*m.CurrentCPUUtilizationPercentage))
+	}
+	i = pb.PutUvarint(b, i, 4, uint64(m.DesiredReplicas))
+	i = pb.PutUvarint(b, i, 3, uint64(m.CurrentReplicas))
+	if m.LastScaleTime != nil {
+		{
+			end := i
+			n, err := m.LastScaleTime.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.ObservedGeneration != nil {
+		i = pb.PutUvarint(b, i, 1, uint64(*m.ObservedGeneration))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *MetricSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *MetricSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *MetricSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.ContainerResource != nil {
+		{
+			end := i
+			n, err := m.ContainerResource.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 7)
+		}
+	}
+	if m.External != nil {
+		{
+			end := i
+			n, err := m.External.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	if m.Resource != nil {
+		{
+			end := i
+			n, err := m.Resource.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	if m.Pods != nil {
+		{
+			end := i
+			n, err := m.Pods.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if m.Object != nil {
+		{
+			end := i
+			n, err := m.Object.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *MetricStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *MetricStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *MetricStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.ContainerResource != nil {
+		{
+			end := i
+			n, err := m.ContainerResource.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 7)
+		}
+	}
+	if m.External != nil {
+		{
+			end := i
+			n, err := m.External.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	if m.Resource != nil {
+		{
+			end := i
+			n, err := m.Resource.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	if m.Pods != nil {
+		{
+			end := i
+			n, err := m.Pods.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if m.Object != nil {
+		{
+			end := i
+			n, err := m.Object.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ObjectMetricSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ObjectMetricSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ObjectMetricSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.AverageValue != nil {
+		{
+			end := i
+			n, err := m.AverageValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	{
+		end := i
+		n, err := m.TargetValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.MetricName))
+	{
+		end := i
+		n, err := m.Target.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ObjectMetricStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ObjectMetricStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ObjectMetricStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.AverageValue != nil {
+		{
+			end := i
+			n, err := m.AverageValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	{
+		end := i
+		n, err := m.CurrentValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.MetricName))
+	{
+		end := i
+		n, err := m.Target.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PodsMetricSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodsMetricSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodsMetricSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	{
+		end := i
+		n, err := m.TargetAverageValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	i = pb.PutString(b, i, 1, string(m.MetricName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PodsMetricStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodsMetricStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodsMetricStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.Selector != nil {
+		{
+			end := i
+			n, err := m.Selector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	{
+		end := i
+		n, err := m.CurrentAverageValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	i = pb.PutString(b, i, 1, string(m.MetricName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ResourceMetricSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ResourceMetricSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ResourceMetricSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.TargetAverageValue != nil {
+		{
+			end := i
+			n, err := m.TargetAverageValue.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if m.TargetAverageUtilization != nil {
+		i = pb.PutUvarint(b, i, 2, uint64(*m.TargetAverageUtilization))
+	}
+	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ResourceMetricStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ResourceMetricStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ResourceMetricStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.CurrentAverageValue.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	if m.CurrentAverageUtilization != nil {
+		i = pb.PutUvarint(b, i, 2, uint64(*m.CurrentAverageUtilization))
+	}
+	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
 }
 
 // Marshal encodes m as protobuf.
@@ -126,6 +1213,596 @@ func (m *ScaleStatus) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutString(b, i, 2, string(m.Selector))
 	i = pb.PutUvarint(b, i, 1, uint64(m.Replicas))
 	return len(b) - i, nil
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ContainerResourceMetricSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerResourceMetricSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerResourceMetricSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerResourceMetricSource")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Name = corev1.ResourceName(d.String())
+		case 2:
+			v := int32(d.Uvarint())
+			m.TargetAverageUtilization = &v
+		case 3:
+			if m.TargetAverageValue == nil {
+				m.TargetAverageValue = new(resource.Quantity)
+			}
+			d.Wrap(m.TargetAverageValue.Unmarshal(d.Bytes()))
+		case 5:
+			m.Container = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ContainerResourceMetricStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ContainerResourceMetricStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ContainerResourceMetricStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ContainerResourceMetricStatus")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Name = corev1.ResourceName(d.String())
+		case 2:
+			v := int32(d.Uvarint())
+			m.CurrentAverageUtilization = &v
+		case 3:
+			d.Wrap(m.CurrentAverageValue.Unmarshal(d.Bytes()))
+		case 4:
+			m.Container = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *CrossVersionObjectReference) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CrossVersionObjectReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CrossVersionObjectReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CrossVersionObjectReference")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Kind = d.String()
+		case 2:
+			m.Name = d.String()
+		case 3:
+			m.APIVersion = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ExternalMetricSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ExternalMetricSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ExternalMetricSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ExternalMetricSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.MetricName = d.String()
+		case 2:
+			if m.MetricSelector == nil {
+				m.MetricSelector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.MetricSelector.UnmarshalFrom(&sub))
+		case 3:
+			if m.TargetValue == nil {
+				m.TargetValue = new(resource.Quantity)
+			}
+			d.Wrap(m.TargetValue.Unmarshal(d.Bytes()))
+		case 4:
+			if m.TargetAverageValue == nil {
+				m.TargetAverageValue = new(resource.Quantity)
+			}
+			d.Wrap(m.TargetAverageValue.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ExternalMetricStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ExternalMetricStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ExternalMetricStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ExternalMetricStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.MetricName = d.String()
+		case 2:
+			if m.MetricSelector == nil {
+				m.MetricSelector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.MetricSelector.UnmarshalFrom(&sub))
+		case 3:
+			d.Wrap(m.CurrentValue.Unmarshal(d.Bytes()))
+		case 4:
+			if m.CurrentAverageValue == nil {
+				m.CurrentAverageValue = new(resource.Quantity)
+			}
+			d.Wrap(m.CurrentAverageValue.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *HorizontalPodAutoscaler) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HorizontalPodAutoscaler"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HorizontalPodAutoscaler) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HorizontalPodAutoscaler")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *HorizontalPodAutoscalerCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HorizontalPodAutoscalerCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HorizontalPodAutoscalerCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HorizontalPodAutoscalerCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = HorizontalPodAutoscalerConditionType(d.String())
+		case 2:
+			m.Status = corev1.ConditionStatus(d.String())
+		case 3:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		case 4:
+			m.Reason = d.String()
+		case 5:
+			m.Message = d.String()
+		case 6:
+			v := int64(d.Uvarint())
+			m.ObservedGeneration = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *HorizontalPodAutoscalerList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HorizontalPodAutoscalerList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HorizontalPodAutoscalerList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HorizontalPodAutoscalerList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]HorizontalPodAutoscaler, 0, d.Count())
+			}
+			m.Items = append(m.Items, HorizontalPodAutoscaler{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *HorizontalPodAutoscalerSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HorizontalPodAutoscalerSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HorizontalPodAutoscalerSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HorizontalPodAutoscalerSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ScaleTargetRef.UnmarshalFrom(&sub))
+		case 2:
+			v := int32(d.Uvarint())
+			m.MinReplicas = &v
+		case 3:
+			m.MaxReplicas = int32(d.Uvarint())
+		case 4:
+			v := int32(d.Uvarint())
+			m.TargetCPUUtilizationPercentage = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *HorizontalPodAutoscalerStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "HorizontalPodAutoscalerStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *HorizontalPodAutoscalerStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("HorizontalPodAutoscalerStatus")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := int64(d.Uvarint())
+			m.ObservedGeneration = &v
+		case 2:
+			if m.LastScaleTime == nil {
+				m.LastScaleTime = new(metav1.Time)
+			}
+			d.Wrap(m.LastScaleTime.Unmarshal(d.Bytes()))
+		case 3:
+			m.CurrentReplicas = int32(d.Uvarint())
+		case 4:
+			m.DesiredReplicas = int32(d.Uvarint())
+		case 5:
+			v := int32(d.Uvarint())
+			m.CurrentCPUUtilizationPercentage = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *MetricSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "MetricSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *MetricSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("MetricSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = MetricSourceType(d.String())
+		case 2:
+			if m.Object == nil {
+				m.Object = new(ObjectMetricSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Object.UnmarshalFrom(&sub))
+		case 3:
+			if m.Pods == nil {
+				m.Pods = new(PodsMetricSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Pods.UnmarshalFrom(&sub))
+		case 4:
+			if m.Resource == nil {
+				m.Resource = new(ResourceMetricSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Resource.UnmarshalFrom(&sub))
+		case 5:
+			if m.External == nil {
+				m.External = new(ExternalMetricSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.External.UnmarshalFrom(&sub))
+		case 7:
+			if m.ContainerResource == nil {
+				m.ContainerResource = new(ContainerResourceMetricSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ContainerResource.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *MetricStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "MetricStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *MetricStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("MetricStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = MetricSourceType(d.String())
+		case 2:
+			if m.Object == nil {
+				m.Object = new(ObjectMetricStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Object.UnmarshalFrom(&sub))
+		case 3:
+			if m.Pods == nil {
+				m.Pods = new(PodsMetricStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Pods.UnmarshalFrom(&sub))
+		case 4:
+			if m.Resource == nil {
+				m.Resource = new(ResourceMetricStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Resource.UnmarshalFrom(&sub))
+		case 5:
+			if m.External == nil {
+				m.External = new(ExternalMetricStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.External.UnmarshalFrom(&sub))
+		case 7:
+			if m.ContainerResource == nil {
+				m.ContainerResource = new(ContainerResourceMetricStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ContainerResource.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ObjectMetricSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ObjectMetricSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ObjectMetricSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ObjectMetricSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.Target.UnmarshalFrom(&sub))
+		case 2:
+			m.MetricName = d.String()
+		case 3:
+			d.Wrap(m.TargetValue.Unmarshal(d.Bytes()))
+		case 4:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		case 5:
+			if m.AverageValue == nil {
+				m.AverageValue = new(resource.Quantity)
+			}
+			d.Wrap(m.AverageValue.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ObjectMetricStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ObjectMetricStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ObjectMetricStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ObjectMetricStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.Target.UnmarshalFrom(&sub))
+		case 2:
+			m.MetricName = d.String()
+		case 3:
+			d.Wrap(m.CurrentValue.Unmarshal(d.Bytes()))
+		case 4:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		case 5:
+			if m.AverageValue == nil {
+				m.AverageValue = new(resource.Quantity)
+			}
+			d.Wrap(m.AverageValue.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodsMetricSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodsMetricSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodsMetricSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodsMetricSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.MetricName = d.String()
+		case 2:
+			d.Wrap(m.TargetAverageValue.Unmarshal(d.Bytes()))
+		case 3:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodsMetricStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodsMetricStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodsMetricStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodsMetricStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.MetricName = d.String()
+		case 2:
+			d.Wrap(m.CurrentAverageValue.Unmarshal(d.Bytes()))
+		case 3:
+			if m.Selector == nil {
+				m.Selector = new(metav1.LabelSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Selector.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ResourceMetricSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceMetricSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceMetricSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceMetricSource")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Name = corev1.ResourceName(d.String())
+		case 2:
+			v := int32(d.Uvarint())
+			m.TargetAverageUtilization = &v
+		case 3:
+			if m.TargetAverageValue == nil {
+				m.TargetAverageValue = new(resource.Quantity)
+			}
+			d.Wrap(m.TargetAverageValue.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ResourceMetricStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceMetricStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceMetricStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceMetricStatus")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Name = corev1.ResourceName(d.String())
+		case 2:
+			v := int32(d.Uvarint())
+			m.CurrentAverageUtilization = &v
+		case 3:
+			d.Wrap(m.CurrentAverageValue.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.

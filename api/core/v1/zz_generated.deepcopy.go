@@ -85,6 +85,27 @@ func (m *AttachedVolume) DeepCopy() *AttachedVolume {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *AvoidPods) DeepCopyInto(out *AvoidPods) {
+	*out = *m
+	if m.PreferAvoidPods != nil {
+		out.PreferAvoidPods = make([]PreferAvoidPodsEntry, len(m.PreferAvoidPods))
+		for i := range m.PreferAvoidPods {
+			m.PreferAvoidPods[i].DeepCopyInto(&out.PreferAvoidPods[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *AvoidPods) DeepCopy() *AvoidPods {
+	if m == nil {
+		return nil
+	}
+	out := new(AvoidPods)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *AzureDiskVolumeSource) DeepCopyInto(out *AzureDiskVolumeSource) {
 	*out = *m
 	if m.CachingMode != nil {
@@ -116,6 +137,25 @@ func (m *AzureDiskVolumeSource) DeepCopy() *AzureDiskVolumeSource {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *AzureFilePersistentVolumeSource) DeepCopyInto(out *AzureFilePersistentVolumeSource) {
+	*out = *m
+	if m.SecretNamespace != nil {
+		v := *m.SecretNamespace
+		out.SecretNamespace = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *AzureFilePersistentVolumeSource) DeepCopy() *AzureFilePersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(AzureFilePersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *AzureFileVolumeSource) DeepCopyInto(out *AzureFileVolumeSource) {
 	*out = *m
 }
@@ -126,6 +166,64 @@ func (m *AzureFileVolumeSource) DeepCopy() *AzureFileVolumeSource {
 		return nil
 	}
 	out := new(AzureFileVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *Binding) DeepCopyInto(out *Binding) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *Binding) DeepCopy() *Binding {
+	if m == nil {
+		return nil
+	}
+	out := new(Binding)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *CSIPersistentVolumeSource) DeepCopyInto(out *CSIPersistentVolumeSource) {
+	*out = *m
+	if m.VolumeAttributes != nil {
+		cp := make(map[string]string, len(m.VolumeAttributes))
+		for k, v := range m.VolumeAttributes {
+			cp[k] = v
+		}
+		out.VolumeAttributes = cp
+	}
+	if m.ControllerPublishSecretRef != nil {
+		v := *m.ControllerPublishSecretRef
+		out.ControllerPublishSecretRef = &v
+	}
+	if m.NodeStageSecretRef != nil {
+		v := *m.NodeStageSecretRef
+		out.NodeStageSecretRef = &v
+	}
+	if m.NodePublishSecretRef != nil {
+		v := *m.NodePublishSecretRef
+		out.NodePublishSecretRef = &v
+	}
+	if m.ControllerExpandSecretRef != nil {
+		v := *m.ControllerExpandSecretRef
+		out.ControllerExpandSecretRef = &v
+	}
+	if m.NodeExpandSecretRef != nil {
+		v := *m.NodeExpandSecretRef
+		out.NodeExpandSecretRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *CSIPersistentVolumeSource) DeepCopy() *CSIPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(CSIPersistentVolumeSource)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -188,6 +286,29 @@ func (m *Capabilities) DeepCopy() *Capabilities {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *CephFSPersistentVolumeSource) DeepCopyInto(out *CephFSPersistentVolumeSource) {
+	*out = *m
+	if m.Monitors != nil {
+		out.Monitors = make([]string, len(m.Monitors))
+		copy(out.Monitors, m.Monitors)
+	}
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *CephFSPersistentVolumeSource) DeepCopy() *CephFSPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(CephFSPersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *CephFSVolumeSource) DeepCopyInto(out *CephFSVolumeSource) {
 	*out = *m
 	if m.Monitors != nil {
@@ -206,6 +327,25 @@ func (m *CephFSVolumeSource) DeepCopy() *CephFSVolumeSource {
 		return nil
 	}
 	out := new(CephFSVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *CinderPersistentVolumeSource) DeepCopyInto(out *CinderPersistentVolumeSource) {
+	*out = *m
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *CinderPersistentVolumeSource) DeepCopy() *CinderPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(CinderPersistentVolumeSource)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -279,6 +419,63 @@ func (m *ClusterTrustBundleProjection) DeepCopy() *ClusterTrustBundleProjection 
 		return nil
 	}
 	out := new(ClusterTrustBundleProjection)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ComponentCondition) DeepCopyInto(out *ComponentCondition) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ComponentCondition) DeepCopy() *ComponentCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(ComponentCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ComponentStatus) DeepCopyInto(out *ComponentStatus) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if m.Conditions != nil {
+		out.Conditions = make([]ComponentCondition, len(m.Conditions))
+		copy(out.Conditions, m.Conditions)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ComponentStatus) DeepCopy() *ComponentStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ComponentStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ComponentStatusList) DeepCopyInto(out *ComponentStatusList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]ComponentStatus, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ComponentStatusList) DeepCopy() *ComponentStatusList {
+	if m == nil {
+		return nil
+	}
+	out := new(ComponentStatusList)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -1380,6 +1577,32 @@ func (m *FileKeySelector) DeepCopy() *FileKeySelector {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *FlexPersistentVolumeSource) DeepCopyInto(out *FlexPersistentVolumeSource) {
+	*out = *m
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+	if m.Options != nil {
+		cp := make(map[string]string, len(m.Options))
+		for k, v := range m.Options {
+			cp[k] = v
+		}
+		out.Options = cp
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *FlexPersistentVolumeSource) DeepCopy() *FlexPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(FlexPersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *FlexVolumeSource) DeepCopyInto(out *FlexVolumeSource) {
 	*out = *m
 	if m.SecretRef != nil {
@@ -1469,6 +1692,25 @@ func (m *GitRepoVolumeSource) DeepCopy() *GitRepoVolumeSource {
 		return nil
 	}
 	out := new(GitRepoVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *GlusterfsPersistentVolumeSource) DeepCopyInto(out *GlusterfsPersistentVolumeSource) {
+	*out = *m
+	if m.EndpointsNamespace != nil {
+		v := *m.EndpointsNamespace
+		out.EndpointsNamespace = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *GlusterfsPersistentVolumeSource) DeepCopy() *GlusterfsPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(GlusterfsPersistentVolumeSource)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -1575,6 +1817,33 @@ func (m *HostPathVolumeSource) DeepCopy() *HostPathVolumeSource {
 		return nil
 	}
 	out := new(HostPathVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ISCSIPersistentVolumeSource) DeepCopyInto(out *ISCSIPersistentVolumeSource) {
+	*out = *m
+	if m.Portals != nil {
+		out.Portals = make([]string, len(m.Portals))
+		copy(out.Portals, m.Portals)
+	}
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+	if m.InitiatorName != nil {
+		v := *m.InitiatorName
+		out.InitiatorName = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ISCSIPersistentVolumeSource) DeepCopy() *ISCSIPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(ISCSIPersistentVolumeSource)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -1718,6 +1987,116 @@ func (m *LifecycleHandler) DeepCopy() *LifecycleHandler {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *LimitRange) DeepCopyInto(out *LimitRange) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *LimitRange) DeepCopy() *LimitRange {
+	if m == nil {
+		return nil
+	}
+	out := new(LimitRange)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *LimitRangeItem) DeepCopyInto(out *LimitRangeItem) {
+	*out = *m
+	if m.Max != nil {
+		cp := make(ResourceList, len(m.Max))
+		for k, v := range m.Max {
+			cp[k] = v
+		}
+		out.Max = cp
+	}
+	if m.Min != nil {
+		cp := make(ResourceList, len(m.Min))
+		for k, v := range m.Min {
+			cp[k] = v
+		}
+		out.Min = cp
+	}
+	if m.Default != nil {
+		cp := make(ResourceList, len(m.Default))
+		for k, v := range m.Default {
+			cp[k] = v
+		}
+		out.Default = cp
+	}
+	if m.DefaultRequest != nil {
+		cp := make(ResourceList, len(m.DefaultRequest))
+		for k, v := range m.DefaultRequest {
+			cp[k] = v
+		}
+		out.DefaultRequest = cp
+	}
+	if m.MaxLimitRequestRatio != nil {
+		cp := make(ResourceList, len(m.MaxLimitRequestRatio))
+		for k, v := range m.MaxLimitRequestRatio {
+			cp[k] = v
+		}
+		out.MaxLimitRequestRatio = cp
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *LimitRangeItem) DeepCopy() *LimitRangeItem {
+	if m == nil {
+		return nil
+	}
+	out := new(LimitRangeItem)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *LimitRangeList) DeepCopyInto(out *LimitRangeList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]LimitRange, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *LimitRangeList) DeepCopy() *LimitRangeList {
+	if m == nil {
+		return nil
+	}
+	out := new(LimitRangeList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *LimitRangeSpec) DeepCopyInto(out *LimitRangeSpec) {
+	*out = *m
+	if m.Limits != nil {
+		out.Limits = make([]LimitRangeItem, len(m.Limits))
+		for i := range m.Limits {
+			m.Limits[i].DeepCopyInto(&out.Limits[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *LimitRangeSpec) DeepCopy() *LimitRangeSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(LimitRangeSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *LinuxContainerUser) DeepCopyInto(out *LinuxContainerUser) {
 	*out = *m
 	if m.SupplementalGroups != nil {
@@ -1732,6 +2111,28 @@ func (m *LinuxContainerUser) DeepCopy() *LinuxContainerUser {
 		return nil
 	}
 	out := new(LinuxContainerUser)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *List) DeepCopyInto(out *List) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]metav1.RawExtension, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *List) DeepCopy() *List {
+	if m == nil {
+		return nil
+	}
+	out := new(List)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -1793,6 +2194,40 @@ func (m *LocalObjectReference) DeepCopy() *LocalObjectReference {
 		return nil
 	}
 	out := new(LocalObjectReference)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *LocalVolumeSource) DeepCopyInto(out *LocalVolumeSource) {
+	*out = *m
+	if m.FSType != nil {
+		v := *m.FSType
+		out.FSType = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *LocalVolumeSource) DeepCopy() *LocalVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(LocalVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ModifyVolumeStatus) DeepCopyInto(out *ModifyVolumeStatus) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ModifyVolumeStatus) DeepCopy() *ModifyVolumeStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ModifyVolumeStatus)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -2173,6 +2608,21 @@ func (m *NodePodPreemptionPolicy) DeepCopy() *NodePodPreemptionPolicy {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *NodeProxyOptions) DeepCopyInto(out *NodeProxyOptions) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *NodeProxyOptions) DeepCopy() *NodeProxyOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(NodeProxyOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *NodeRuntimeHandler) DeepCopyInto(out *NodeRuntimeHandler) {
 	*out = *m
 	if m.Features != nil {
@@ -2457,6 +2907,79 @@ func (m *ObjectReference) DeepCopy() *ObjectReference {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolume) DeepCopyInto(out *PersistentVolume) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolume) DeepCopy() *PersistentVolume {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolume)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeClaim) DeepCopyInto(out *PersistentVolumeClaim) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeClaim) DeepCopy() *PersistentVolumeClaim {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeClaim)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeClaimCondition) DeepCopyInto(out *PersistentVolumeClaimCondition) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeClaimCondition) DeepCopy() *PersistentVolumeClaimCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeClaimCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeClaimList) DeepCopyInto(out *PersistentVolumeClaimList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]PersistentVolumeClaim, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeClaimList) DeepCopy() *PersistentVolumeClaimList {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeClaimList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *PersistentVolumeClaimSpec) DeepCopyInto(out *PersistentVolumeClaimSpec) {
 	*out = *m
 	if m.AccessModes != nil {
@@ -2501,6 +3024,62 @@ func (m *PersistentVolumeClaimSpec) DeepCopy() *PersistentVolumeClaimSpec {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeClaimStatus) DeepCopyInto(out *PersistentVolumeClaimStatus) {
+	*out = *m
+	if m.AccessModes != nil {
+		out.AccessModes = make([]PersistentVolumeAccessMode, len(m.AccessModes))
+		copy(out.AccessModes, m.AccessModes)
+	}
+	if m.Capacity != nil {
+		cp := make(ResourceList, len(m.Capacity))
+		for k, v := range m.Capacity {
+			cp[k] = v
+		}
+		out.Capacity = cp
+	}
+	if m.Conditions != nil {
+		out.Conditions = make([]PersistentVolumeClaimCondition, len(m.Conditions))
+		copy(out.Conditions, m.Conditions)
+	}
+	if m.AllocatedResources != nil {
+		cp := make(ResourceList, len(m.AllocatedResources))
+		for k, v := range m.AllocatedResources {
+			cp[k] = v
+		}
+		out.AllocatedResources = cp
+	}
+	if m.AllocatedResourceStatuses != nil {
+		cp := make(map[ResourceName]ClaimResourceStatus, len(m.AllocatedResourceStatuses))
+		for k, v := range m.AllocatedResourceStatuses {
+			cp[k] = v
+		}
+		out.AllocatedResourceStatuses = cp
+	}
+	if m.CurrentVolumeAttributesClassName != nil {
+		v := *m.CurrentVolumeAttributesClassName
+		out.CurrentVolumeAttributesClassName = &v
+	}
+	if m.ModifyVolumeStatus != nil {
+		v := *m.ModifyVolumeStatus
+		out.ModifyVolumeStatus = &v
+	}
+	if m.HealthStatus != nil {
+		out.HealthStatus = new(VolumeHealthStatus)
+		m.HealthStatus.DeepCopyInto(out.HealthStatus)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeClaimStatus) DeepCopy() *PersistentVolumeClaimStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeClaimStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *PersistentVolumeClaimTemplate) DeepCopyInto(out *PersistentVolumeClaimTemplate) {
 	*out = *m
 	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
@@ -2528,6 +3107,197 @@ func (m *PersistentVolumeClaimVolumeSource) DeepCopy() *PersistentVolumeClaimVol
 		return nil
 	}
 	out := new(PersistentVolumeClaimVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeList) DeepCopyInto(out *PersistentVolumeList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]PersistentVolume, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeList) DeepCopy() *PersistentVolumeList {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeSource) DeepCopyInto(out *PersistentVolumeSource) {
+	*out = *m
+	if m.GCEPersistentDisk != nil {
+		v := *m.GCEPersistentDisk
+		out.GCEPersistentDisk = &v
+	}
+	if m.AWSElasticBlockStore != nil {
+		v := *m.AWSElasticBlockStore
+		out.AWSElasticBlockStore = &v
+	}
+	if m.HostPath != nil {
+		out.HostPath = new(HostPathVolumeSource)
+		m.HostPath.DeepCopyInto(out.HostPath)
+	}
+	if m.Glusterfs != nil {
+		out.Glusterfs = new(GlusterfsPersistentVolumeSource)
+		m.Glusterfs.DeepCopyInto(out.Glusterfs)
+	}
+	if m.NFS != nil {
+		v := *m.NFS
+		out.NFS = &v
+	}
+	if m.RBD != nil {
+		out.RBD = new(RBDPersistentVolumeSource)
+		m.RBD.DeepCopyInto(out.RBD)
+	}
+	if m.ISCSI != nil {
+		out.ISCSI = new(ISCSIPersistentVolumeSource)
+		m.ISCSI.DeepCopyInto(out.ISCSI)
+	}
+	if m.Cinder != nil {
+		out.Cinder = new(CinderPersistentVolumeSource)
+		m.Cinder.DeepCopyInto(out.Cinder)
+	}
+	if m.CephFS != nil {
+		out.CephFS = new(CephFSPersistentVolumeSource)
+		m.CephFS.DeepCopyInto(out.CephFS)
+	}
+	if m.FC != nil {
+		out.FC = new(FCVolumeSource)
+		m.FC.DeepCopyInto(out.FC)
+	}
+	if m.Flocker != nil {
+		v := *m.Flocker
+		out.Flocker = &v
+	}
+	if m.FlexVolume != nil {
+		out.FlexVolume = new(FlexPersistentVolumeSource)
+		m.FlexVolume.DeepCopyInto(out.FlexVolume)
+	}
+	if m.AzureFile != nil {
+		out.AzureFile = new(AzureFilePersistentVolumeSource)
+		m.AzureFile.DeepCopyInto(out.AzureFile)
+	}
+	if m.VsphereVolume != nil {
+		v := *m.VsphereVolume
+		out.VsphereVolume = &v
+	}
+	if m.Quobyte != nil {
+		v := *m.Quobyte
+		out.Quobyte = &v
+	}
+	if m.AzureDisk != nil {
+		out.AzureDisk = new(AzureDiskVolumeSource)
+		m.AzureDisk.DeepCopyInto(out.AzureDisk)
+	}
+	if m.PhotonPersistentDisk != nil {
+		v := *m.PhotonPersistentDisk
+		out.PhotonPersistentDisk = &v
+	}
+	if m.PortworxVolume != nil {
+		v := *m.PortworxVolume
+		out.PortworxVolume = &v
+	}
+	if m.ScaleIO != nil {
+		out.ScaleIO = new(ScaleIOPersistentVolumeSource)
+		m.ScaleIO.DeepCopyInto(out.ScaleIO)
+	}
+	if m.Local != nil {
+		out.Local = new(LocalVolumeSource)
+		m.Local.DeepCopyInto(out.Local)
+	}
+	if m.StorageOS != nil {
+		out.StorageOS = new(StorageOSPersistentVolumeSource)
+		m.StorageOS.DeepCopyInto(out.StorageOS)
+	}
+	if m.CSI != nil {
+		out.CSI = new(CSIPersistentVolumeSource)
+		m.CSI.DeepCopyInto(out.CSI)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeSource) DeepCopy() *PersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeSpec) DeepCopyInto(out *PersistentVolumeSpec) {
+	*out = *m
+	if m.Capacity != nil {
+		cp := make(ResourceList, len(m.Capacity))
+		for k, v := range m.Capacity {
+			cp[k] = v
+		}
+		out.Capacity = cp
+	}
+	m.PersistentVolumeSource.DeepCopyInto(&out.PersistentVolumeSource)
+	if m.AccessModes != nil {
+		out.AccessModes = make([]PersistentVolumeAccessMode, len(m.AccessModes))
+		copy(out.AccessModes, m.AccessModes)
+	}
+	if m.ClaimRef != nil {
+		v := *m.ClaimRef
+		out.ClaimRef = &v
+	}
+	if m.MountOptions != nil {
+		out.MountOptions = make([]string, len(m.MountOptions))
+		copy(out.MountOptions, m.MountOptions)
+	}
+	if m.VolumeMode != nil {
+		v := *m.VolumeMode
+		out.VolumeMode = &v
+	}
+	if m.NodeAffinity != nil {
+		out.NodeAffinity = new(VolumeNodeAffinity)
+		m.NodeAffinity.DeepCopyInto(out.NodeAffinity)
+	}
+	if m.VolumeAttributesClassName != nil {
+		v := *m.VolumeAttributesClassName
+		out.VolumeAttributesClassName = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeSpec) DeepCopy() *PersistentVolumeSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PersistentVolumeStatus) DeepCopyInto(out *PersistentVolumeStatus) {
+	*out = *m
+	if m.LastPhaseTransitionTime != nil {
+		v := *m.LastPhaseTransitionTime
+		out.LastPhaseTransitionTime = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PersistentVolumeStatus) DeepCopy() *PersistentVolumeStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(PersistentVolumeStatus)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -2655,6 +3425,21 @@ func (m *PodAntiAffinity) DeepCopy() *PodAntiAffinity {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodAttachOptions) DeepCopyInto(out *PodAttachOptions) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodAttachOptions) DeepCopy() *PodAttachOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(PodAttachOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *PodCertificateProjection) DeepCopyInto(out *PodCertificateProjection) {
 	*out = *m
 	if m.MaxExpirationSeconds != nil {
@@ -2748,6 +3533,25 @@ func (m *PodDNSConfigOption) DeepCopy() *PodDNSConfigOption {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodExecOptions) DeepCopyInto(out *PodExecOptions) {
+	*out = *m
+	if m.Command != nil {
+		out.Command = make([]string, len(m.Command))
+		copy(out.Command, m.Command)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodExecOptions) DeepCopy() *PodExecOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(PodExecOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *PodExtendedResourceClaimStatus) DeepCopyInto(out *PodExtendedResourceClaimStatus) {
 	*out = *m
 	if m.RequestMappings != nil {
@@ -2804,6 +3608,41 @@ func (m *PodList) DeepCopy() *PodList {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodLogOptions) DeepCopyInto(out *PodLogOptions) {
+	*out = *m
+	if m.SinceSeconds != nil {
+		v := *m.SinceSeconds
+		out.SinceSeconds = &v
+	}
+	if m.SinceTime != nil {
+		v := *m.SinceTime
+		out.SinceTime = &v
+	}
+	if m.TailLines != nil {
+		v := *m.TailLines
+		out.TailLines = &v
+	}
+	if m.LimitBytes != nil {
+		v := *m.LimitBytes
+		out.LimitBytes = &v
+	}
+	if m.Stream != nil {
+		v := *m.Stream
+		out.Stream = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodLogOptions) DeepCopy() *PodLogOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(PodLogOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *PodOS) DeepCopyInto(out *PodOS) {
 	*out = *m
 }
@@ -2814,6 +3653,40 @@ func (m *PodOS) DeepCopy() *PodOS {
 		return nil
 	}
 	out := new(PodOS)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodPortForwardOptions) DeepCopyInto(out *PodPortForwardOptions) {
+	*out = *m
+	if m.Ports != nil {
+		out.Ports = make([]int32, len(m.Ports))
+		copy(out.Ports, m.Ports)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodPortForwardOptions) DeepCopy() *PodPortForwardOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(PodPortForwardOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodProxyOptions) DeepCopyInto(out *PodProxyOptions) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodProxyOptions) DeepCopy() *PodProxyOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(PodProxyOptions)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -2972,6 +3845,25 @@ func (m *PodSecurityContext) DeepCopy() *PodSecurityContext {
 		return nil
 	}
 	out := new(PodSecurityContext)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodSignature) DeepCopyInto(out *PodSignature) {
+	*out = *m
+	if m.PodController != nil {
+		out.PodController = new(metav1.OwnerReference)
+		m.PodController.DeepCopyInto(out.PodController)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodSignature) DeepCopy() *PodSignature {
+	if m == nil {
+		return nil
+	}
+	out := new(PodSignature)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -3222,6 +4114,45 @@ func (m *PodStatus) DeepCopy() *PodStatus {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodTemplate) DeepCopyInto(out *PodTemplate) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Template.DeepCopyInto(&out.Template)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodTemplate) DeepCopy() *PodTemplate {
+	if m == nil {
+		return nil
+	}
+	out := new(PodTemplate)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PodTemplateList) DeepCopyInto(out *PodTemplateList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]PodTemplate, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PodTemplateList) DeepCopy() *PodTemplateList {
+	if m == nil {
+		return nil
+	}
+	out := new(PodTemplateList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *PodTemplateSpec) DeepCopyInto(out *PodTemplateSpec) {
 	*out = *m
 	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
@@ -3287,6 +4218,41 @@ func (m *PortworxVolumeSource) DeepCopy() *PortworxVolumeSource {
 		return nil
 	}
 	out := new(PortworxVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *Preconditions) DeepCopyInto(out *Preconditions) {
+	*out = *m
+	if m.UID != nil {
+		v := *m.UID
+		out.UID = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *Preconditions) DeepCopy() *Preconditions {
+	if m == nil {
+		return nil
+	}
+	out := new(Preconditions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *PreferAvoidPodsEntry) DeepCopyInto(out *PreferAvoidPodsEntry) {
+	*out = *m
+	m.PodSignature.DeepCopyInto(&out.PodSignature)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *PreferAvoidPodsEntry) DeepCopy() *PreferAvoidPodsEntry {
+	if m == nil {
+		return nil
+	}
+	out := new(PreferAvoidPodsEntry)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -3403,6 +4369,29 @@ func (m *QuobyteVolumeSource) DeepCopy() *QuobyteVolumeSource {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *RBDPersistentVolumeSource) DeepCopyInto(out *RBDPersistentVolumeSource) {
+	*out = *m
+	if m.CephMonitors != nil {
+		out.CephMonitors = make([]string, len(m.CephMonitors))
+		copy(out.CephMonitors, m.CephMonitors)
+	}
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *RBDPersistentVolumeSource) DeepCopy() *RBDPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(RBDPersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *RBDVolumeSource) DeepCopyInto(out *RBDVolumeSource) {
 	*out = *m
 	if m.CephMonitors != nil {
@@ -3421,6 +4410,130 @@ func (m *RBDVolumeSource) DeepCopy() *RBDVolumeSource {
 		return nil
 	}
 	out := new(RBDVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *RangeAllocation) DeepCopyInto(out *RangeAllocation) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if m.Data != nil {
+		out.Data = make([]uint8, len(m.Data))
+		copy(out.Data, m.Data)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *RangeAllocation) DeepCopy() *RangeAllocation {
+	if m == nil {
+		return nil
+	}
+	out := new(RangeAllocation)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicationController) DeepCopyInto(out *ReplicationController) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicationController) DeepCopy() *ReplicationController {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicationController)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicationControllerCondition) DeepCopyInto(out *ReplicationControllerCondition) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicationControllerCondition) DeepCopy() *ReplicationControllerCondition {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicationControllerCondition)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicationControllerList) DeepCopyInto(out *ReplicationControllerList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]ReplicationController, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicationControllerList) DeepCopy() *ReplicationControllerList {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicationControllerList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicationControllerSpec) DeepCopyInto(out *ReplicationControllerSpec) {
+	*out = *m
+	if m.Replicas != nil {
+		v := *m.Replicas
+		out.Replicas = &v
+	}
+	if m.Selector != nil {
+		cp := make(map[string]string, len(m.Selector))
+		for k, v := range m.Selector {
+			cp[k] = v
+		}
+		out.Selector = cp
+	}
+	if m.Template != nil {
+		out.Template = new(PodTemplateSpec)
+		m.Template.DeepCopyInto(out.Template)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicationControllerSpec) DeepCopy() *ReplicationControllerSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicationControllerSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ReplicationControllerStatus) DeepCopyInto(out *ReplicationControllerStatus) {
+	*out = *m
+	if m.Conditions != nil {
+		out.Conditions = make([]ReplicationControllerCondition, len(m.Conditions))
+		copy(out.Conditions, m.Conditions)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ReplicationControllerStatus) DeepCopy() *ReplicationControllerStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ReplicationControllerStatus)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -3470,6 +4583,105 @@ func (m *ResourceHealth) DeepCopy() *ResourceHealth {
 		return nil
 	}
 	out := new(ResourceHealth)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ResourceQuota) DeepCopyInto(out *ResourceQuota) {
+	*out = *m
+	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.Spec.DeepCopyInto(&out.Spec)
+	m.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ResourceQuota) DeepCopy() *ResourceQuota {
+	if m == nil {
+		return nil
+	}
+	out := new(ResourceQuota)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ResourceQuotaList) DeepCopyInto(out *ResourceQuotaList) {
+	*out = *m
+	m.ListMeta.DeepCopyInto(&out.ListMeta)
+	if m.Items != nil {
+		out.Items = make([]ResourceQuota, len(m.Items))
+		for i := range m.Items {
+			m.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ResourceQuotaList) DeepCopy() *ResourceQuotaList {
+	if m == nil {
+		return nil
+	}
+	out := new(ResourceQuotaList)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ResourceQuotaSpec) DeepCopyInto(out *ResourceQuotaSpec) {
+	*out = *m
+	if m.Hard != nil {
+		cp := make(ResourceList, len(m.Hard))
+		for k, v := range m.Hard {
+			cp[k] = v
+		}
+		out.Hard = cp
+	}
+	if m.Scopes != nil {
+		out.Scopes = make([]ResourceQuotaScope, len(m.Scopes))
+		copy(out.Scopes, m.Scopes)
+	}
+	if m.ScopeSelector != nil {
+		out.ScopeSelector = new(ScopeSelector)
+		m.ScopeSelector.DeepCopyInto(out.ScopeSelector)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ResourceQuotaSpec) DeepCopy() *ResourceQuotaSpec {
+	if m == nil {
+		return nil
+	}
+	out := new(ResourceQuotaSpec)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ResourceQuotaStatus) DeepCopyInto(out *ResourceQuotaStatus) {
+	*out = *m
+	if m.Hard != nil {
+		cp := make(ResourceList, len(m.Hard))
+		for k, v := range m.Hard {
+			cp[k] = v
+		}
+		out.Hard = cp
+	}
+	if m.Used != nil {
+		cp := make(ResourceList, len(m.Used))
+		for k, v := range m.Used {
+			cp[k] = v
+		}
+		out.Used = cp
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ResourceQuotaStatus) DeepCopy() *ResourceQuotaStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(ResourceQuotaStatus)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -3544,6 +4756,25 @@ func (m *SELinuxOptions) DeepCopy() *SELinuxOptions {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ScaleIOPersistentVolumeSource) DeepCopyInto(out *ScaleIOPersistentVolumeSource) {
+	*out = *m
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ScaleIOPersistentVolumeSource) DeepCopy() *ScaleIOPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(ScaleIOPersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *ScaleIOVolumeSource) DeepCopyInto(out *ScaleIOVolumeSource) {
 	*out = *m
 	if m.SecretRef != nil {
@@ -3558,6 +4789,46 @@ func (m *ScaleIOVolumeSource) DeepCopy() *ScaleIOVolumeSource {
 		return nil
 	}
 	out := new(ScaleIOVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ScopeSelector) DeepCopyInto(out *ScopeSelector) {
+	*out = *m
+	if m.MatchExpressions != nil {
+		out.MatchExpressions = make([]ScopedResourceSelectorRequirement, len(m.MatchExpressions))
+		for i := range m.MatchExpressions {
+			m.MatchExpressions[i].DeepCopyInto(&out.MatchExpressions[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ScopeSelector) DeepCopy() *ScopeSelector {
+	if m == nil {
+		return nil
+	}
+	out := new(ScopeSelector)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ScopedResourceSelectorRequirement) DeepCopyInto(out *ScopedResourceSelectorRequirement) {
+	*out = *m
+	if m.Values != nil {
+		out.Values = make([]string, len(m.Values))
+		copy(out.Values, m.Values)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ScopedResourceSelectorRequirement) DeepCopy() *ScopedResourceSelectorRequirement {
+	if m == nil {
+		return nil
+	}
+	out := new(ScopedResourceSelectorRequirement)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -3707,6 +4978,21 @@ func (m *SecretProjection) DeepCopy() *SecretProjection {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *SecretReference) DeepCopyInto(out *SecretReference) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *SecretReference) DeepCopy() *SecretReference {
+	if m == nil {
+		return nil
+	}
+	out := new(SecretReference)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *SecretVolumeSource) DeepCopyInto(out *SecretVolumeSource) {
 	*out = *m
 	if m.Items != nil {
@@ -3798,6 +5084,21 @@ func (m *SecurityContext) DeepCopy() *SecurityContext {
 		return nil
 	}
 	out := new(SecurityContext)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *SerializedReference) DeepCopyInto(out *SerializedReference) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *SerializedReference) DeepCopy() *SerializedReference {
+	if m == nil {
+		return nil
+	}
+	out := new(SerializedReference)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -3935,6 +5236,21 @@ func (m *ServicePort) DeepCopy() *ServicePort {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *ServiceProxyOptions) DeepCopyInto(out *ServiceProxyOptions) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *ServiceProxyOptions) DeepCopy() *ServiceProxyOptions {
+	if m == nil {
+		return nil
+	}
+	out := new(ServiceProxyOptions)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *ServiceSpec) DeepCopyInto(out *ServiceSpec) {
 	*out = *m
 	if m.Ports != nil {
@@ -4057,6 +5373,25 @@ func (m *SleepAction) DeepCopy() *SleepAction {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *StorageOSPersistentVolumeSource) DeepCopyInto(out *StorageOSPersistentVolumeSource) {
+	*out = *m
+	if m.SecretRef != nil {
+		v := *m.SecretRef
+		out.SecretRef = &v
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *StorageOSPersistentVolumeSource) DeepCopy() *StorageOSPersistentVolumeSource {
+	if m == nil {
+		return nil
+	}
+	out := new(StorageOSPersistentVolumeSource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *StorageOSVolumeSource) DeepCopyInto(out *StorageOSVolumeSource) {
 	*out = *m
 	if m.SecretRef != nil {
@@ -4139,6 +5474,46 @@ func (m *Toleration) DeepCopy() *Toleration {
 		return nil
 	}
 	out := new(Toleration)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *TopologySelectorLabelRequirement) DeepCopyInto(out *TopologySelectorLabelRequirement) {
+	*out = *m
+	if m.Values != nil {
+		out.Values = make([]string, len(m.Values))
+		copy(out.Values, m.Values)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *TopologySelectorLabelRequirement) DeepCopy() *TopologySelectorLabelRequirement {
+	if m == nil {
+		return nil
+	}
+	out := new(TopologySelectorLabelRequirement)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *TopologySelectorTerm) DeepCopyInto(out *TopologySelectorTerm) {
+	*out = *m
+	if m.MatchLabelExpressions != nil {
+		out.MatchLabelExpressions = make([]TopologySelectorLabelRequirement, len(m.MatchLabelExpressions))
+		for i := range m.MatchLabelExpressions {
+			m.MatchLabelExpressions[i].DeepCopyInto(&out.MatchLabelExpressions[i])
+		}
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *TopologySelectorTerm) DeepCopy() *TopologySelectorTerm {
+	if m == nil {
+		return nil
+	}
+	out := new(TopologySelectorTerm)
 	m.DeepCopyInto(out)
 	return out
 }
@@ -4267,6 +5642,25 @@ func (m *VolumeHealthCondition) DeepCopy() *VolumeHealthCondition {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *VolumeHealthStatus) DeepCopyInto(out *VolumeHealthStatus) {
+	*out = *m
+	if m.HealthConditions != nil {
+		out.HealthConditions = make([]VolumeHealthCondition, len(m.HealthConditions))
+		copy(out.HealthConditions, m.HealthConditions)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *VolumeHealthStatus) DeepCopy() *VolumeHealthStatus {
+	if m == nil {
+		return nil
+	}
+	out := new(VolumeHealthStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *VolumeMount) DeepCopyInto(out *VolumeMount) {
 	*out = *m
 	if m.RecursiveReadOnly != nil {
@@ -4312,6 +5706,25 @@ func (m *VolumeMountStatus) DeepCopy() *VolumeMountStatus {
 		return nil
 	}
 	out := new(VolumeMountStatus)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *VolumeNodeAffinity) DeepCopyInto(out *VolumeNodeAffinity) {
+	*out = *m
+	if m.Required != nil {
+		out.Required = new(NodeSelector)
+		m.Required.DeepCopyInto(out.Required)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *VolumeNodeAffinity) DeepCopy() *VolumeNodeAffinity {
+	if m == nil {
+		return nil
+	}
+	out := new(VolumeNodeAffinity)
 	m.DeepCopyInto(out)
 	return out
 }

@@ -2,8 +2,23 @@
 
 package v1
 
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for PersistentVolumeReclaimPolicy, sorted.
+func (PersistentVolumeReclaimPolicy) OpenAPIEnum() []string {
+	return []string{"Delete", "Recycle", "Retain"}
+}
+
 // OpenAPIEnum returns the values the Kubernetes schema enumerates for PersistentVolumeMode, sorted.
 func (PersistentVolumeMode) OpenAPIEnum() []string { return []string{"Block", "Filesystem"} }
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for ClaimResourceStatus, sorted.
+func (ClaimResourceStatus) OpenAPIEnum() []string {
+	return []string{"ControllerResizeInProgress", "ControllerResizeInfeasible", "NodeResizeInProgress", "NodeResizeInfeasible", "NodeResizePending"}
+}
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for PersistentVolumeClaimModifyVolumeStatus, sorted.
+func (PersistentVolumeClaimModifyVolumeStatus) OpenAPIEnum() []string {
+	return []string{"InProgress", "Infeasible", "Pending"}
+}
 
 // OpenAPIEnum returns the values the Kubernetes schema enumerates for VolumeHealthStatusType, sorted.
 func (VolumeHealthStatusType) OpenAPIEnum() []string {
@@ -14,6 +29,14 @@ func (VolumeHealthStatusType) OpenAPIEnum() []string {
 func (PersistentVolumeAccessMode) OpenAPIEnum() []string {
 	return []string{"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}
 }
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for PersistentVolumePhase, sorted.
+func (PersistentVolumePhase) OpenAPIEnum() []string {
+	return []string{"Available", "Bound", "Failed", "Pending", "Released"}
+}
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for PersistentVolumeClaimPhase, sorted.
+func (PersistentVolumeClaimPhase) OpenAPIEnum() []string { return []string{"Bound", "Lost", "Pending"} }
 
 // OpenAPIEnum returns the values the Kubernetes schema enumerates for HostPathType, sorted.
 func (HostPathType) OpenAPIEnum() []string {
@@ -141,6 +164,16 @@ func (NodePhase) OpenAPIEnum() []string { return []string{"Pending", "Running", 
 
 // OpenAPIEnum returns the values the Kubernetes schema enumerates for NamespacePhase, sorted.
 func (NamespacePhase) OpenAPIEnum() []string { return []string{"Active", "Terminating"} }
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for ResourceQuotaScope, sorted.
+func (ResourceQuotaScope) OpenAPIEnum() []string {
+	return []string{"BestEffort", "CrossNamespacePodAffinity", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "VolumeAttributesClass"}
+}
+
+// OpenAPIEnum returns the values the Kubernetes schema enumerates for ScopeSelectorOperator, sorted.
+func (ScopeSelectorOperator) OpenAPIEnum() []string {
+	return []string{"DoesNotExist", "Exists", "In", "NotIn"}
+}
 
 // OpenAPIEnum returns the values the Kubernetes schema enumerates for ProcMountType, sorted.
 func (ProcMountType) OpenAPIEnum() []string { return []string{"Default", "Unmasked"} }

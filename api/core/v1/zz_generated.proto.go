@@ -63,6 +63,17 @@ func (m *AttachedVolume) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *AvoidPods) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.PreferAvoidPods {
+		n += 1 + pb.SizeBytes(m.PreferAvoidPods[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *AzureDiskVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -85,6 +96,20 @@ func (m *AzureDiskVolumeSource) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *AzureFilePersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.SecretName))
+	n += 1 + pb.SizeBytes(len(m.ShareName))
+	n += 1 + 1
+	if m.SecretNamespace != nil {
+		n += 1 + pb.SizeBytes(len(*m.SecretNamespace))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *AzureFileVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -92,6 +117,46 @@ func (m *AzureFileVolumeSource) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.SecretName))
 	n += 1 + pb.SizeBytes(len(m.ShareName))
 	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *Binding) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Target.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *CSIPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Driver))
+	n += 1 + pb.SizeBytes(len(m.VolumeHandle))
+	n += 1 + 1
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	for k, v := range m.VolumeAttributes {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
+	}
+	if m.ControllerPublishSecretRef != nil {
+		n += 1 + pb.SizeBytes(m.ControllerPublishSecretRef.Size())
+	}
+	if m.NodeStageSecretRef != nil {
+		n += 1 + pb.SizeBytes(m.NodeStageSecretRef.Size())
+	}
+	if m.NodePublishSecretRef != nil {
+		n += 1 + pb.SizeBytes(m.NodePublishSecretRef.Size())
+	}
+	if m.ControllerExpandSecretRef != nil {
+		n += 1 + pb.SizeBytes(m.ControllerExpandSecretRef.Size())
+	}
+	if m.NodeExpandSecretRef != nil {
+		n += 1 + pb.SizeBytes(m.NodeExpandSecretRef.Size())
+	}
 	return n
 }
 
@@ -131,6 +196,24 @@ func (m *Capabilities) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *CephFSPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.Monitors {
+		n += 1 + pb.SizeBytes(len(m.Monitors[k]))
+	}
+	n += 1 + pb.SizeBytes(len(m.Path))
+	n += 1 + pb.SizeBytes(len(m.User))
+	n += 1 + pb.SizeBytes(len(m.SecretFile))
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
+	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *CephFSVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -145,6 +228,20 @@ func (m *CephFSVolumeSource) Size() (n int) {
 		n += 1 + pb.SizeBytes(m.SecretRef.Size())
 	}
 	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *CinderPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.VolumeID))
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	n += 1 + 1
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
 	return n
 }
 
@@ -193,6 +290,42 @@ func (m *ClusterTrustBundleProjection) Size() (n int) {
 	}
 	if m.User != nil {
 		n += 1 + pb.SizeVarint(uint64(*m.User))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ComponentCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	n += 1 + pb.SizeBytes(len(m.Error))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ComponentStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	for k := range m.Conditions {
+		n += 1 + pb.SizeBytes(m.Conditions[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ComponentStatusList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
 	}
 	return n
 }
@@ -932,6 +1065,23 @@ func (m *FileKeySelector) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *FlexPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Driver))
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
+	n += 1 + 1
+	for k, v := range m.Options {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *FlexVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -993,6 +1143,20 @@ func (m *GitRepoVolumeSource) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.Repository))
 	n += 1 + pb.SizeBytes(len(m.Revision))
 	n += 1 + pb.SizeBytes(len(m.Directory))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *GlusterfsPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.EndpointsName))
+	n += 1 + pb.SizeBytes(len(m.Path))
+	n += 1 + 1
+	if m.EndpointsNamespace != nil {
+		n += 1 + pb.SizeBytes(len(*m.EndpointsNamespace))
+	}
 	return n
 }
 
@@ -1064,6 +1228,31 @@ func (m *HostPathVolumeSource) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.Path))
 	if m.Type != nil {
 		n += 1 + pb.SizeBytes(len(*m.Type))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ISCSIPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.TargetPortal))
+	n += 1 + pb.SizeBytes(len(m.IQN))
+	n += 1 + pb.SizeVarint(uint64(m.Lun))
+	n += 1 + pb.SizeBytes(len(m.ISCSIInterface))
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	n += 1 + 1
+	for k := range m.Portals {
+		n += 1 + pb.SizeBytes(len(m.Portals[k]))
+	}
+	n += 1 + 1
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
+	n += 1 + 1
+	if m.InitiatorName != nil {
+		n += 1 + pb.SizeBytes(len(*m.InitiatorName))
 	}
 	return n
 }
@@ -1166,6 +1355,63 @@ func (m *LifecycleHandler) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *LimitRange) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *LimitRangeItem) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	for k, v := range m.Max {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k, v := range m.Min {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k, v := range m.Default {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k, v := range m.DefaultRequest {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k, v := range m.MaxLimitRequestRatio {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *LimitRangeList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *LimitRangeSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.Limits {
+		n += 1 + pb.SizeBytes(m.Limits[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *LinuxContainerUser) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1174,6 +1420,18 @@ func (m *LinuxContainerUser) Size() (n int) {
 	n += 1 + pb.SizeVarint(uint64(m.GID))
 	for k := range m.SupplementalGroups {
 		n += 1 + pb.SizeVarint(uint64(m.SupplementalGroups[k]))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *List) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
 	}
 	return n
 }
@@ -1211,6 +1469,28 @@ func (m *LocalObjectReference) Size() (n int) {
 		return 0
 	}
 	n += 1 + pb.SizeBytes(len(m.Name))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *LocalVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Path))
+	if m.FSType != nil {
+		n += 1 + pb.SizeBytes(len(*m.FSType))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ModifyVolumeStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.TargetVolumeAttributesClassName))
+	n += 1 + pb.SizeBytes(len(m.Status))
 	return n
 }
 
@@ -1451,6 +1731,15 @@ func (m *NodePodPreemptionPolicy) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *NodeProxyOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Path))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *NodeRuntimeHandler) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1643,6 +1932,54 @@ func (m *ObjectReference) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *PersistentVolume) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeClaim) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeClaimCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(m.LastProbeTime.Size())
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeClaimList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *PersistentVolumeClaimSpec) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1674,6 +2011,39 @@ func (m *PersistentVolumeClaimSpec) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeClaimStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Phase))
+	for k := range m.AccessModes {
+		n += 1 + pb.SizeBytes(len(m.AccessModes[k]))
+	}
+	for k, v := range m.Capacity {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k := range m.Conditions {
+		n += 1 + pb.SizeBytes(m.Conditions[k].Size())
+	}
+	for k, v := range m.AllocatedResources {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k, v := range m.AllocatedResourceStatuses {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
+	}
+	if m.CurrentVolumeAttributesClassName != nil {
+		n += 1 + pb.SizeBytes(len(*m.CurrentVolumeAttributesClassName))
+	}
+	if m.ModifyVolumeStatus != nil {
+		n += 1 + pb.SizeBytes(m.ModifyVolumeStatus.Size())
+	}
+	if m.HealthStatus != nil {
+		n += 1 + pb.SizeBytes(m.HealthStatus.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *PersistentVolumeClaimTemplate) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1690,6 +2060,138 @@ func (m *PersistentVolumeClaimVolumeSource) Size() (n int) {
 	}
 	n += 1 + pb.SizeBytes(len(m.ClaimName))
 	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.GCEPersistentDisk != nil {
+		n += 1 + pb.SizeBytes(m.GCEPersistentDisk.Size())
+	}
+	if m.AWSElasticBlockStore != nil {
+		n += 1 + pb.SizeBytes(m.AWSElasticBlockStore.Size())
+	}
+	if m.HostPath != nil {
+		n += 1 + pb.SizeBytes(m.HostPath.Size())
+	}
+	if m.Glusterfs != nil {
+		n += 1 + pb.SizeBytes(m.Glusterfs.Size())
+	}
+	if m.NFS != nil {
+		n += 1 + pb.SizeBytes(m.NFS.Size())
+	}
+	if m.RBD != nil {
+		n += 1 + pb.SizeBytes(m.RBD.Size())
+	}
+	if m.ISCSI != nil {
+		n += 1 + pb.SizeBytes(m.ISCSI.Size())
+	}
+	if m.Cinder != nil {
+		n += 1 + pb.SizeBytes(m.Cinder.Size())
+	}
+	if m.CephFS != nil {
+		n += 1 + pb.SizeBytes(m.CephFS.Size())
+	}
+	if m.FC != nil {
+		n += 1 + pb.SizeBytes(m.FC.Size())
+	}
+	if m.Flocker != nil {
+		n += 1 + pb.SizeBytes(m.Flocker.Size())
+	}
+	if m.FlexVolume != nil {
+		n += 1 + pb.SizeBytes(m.FlexVolume.Size())
+	}
+	if m.AzureFile != nil {
+		n += 1 + pb.SizeBytes(m.AzureFile.Size())
+	}
+	if m.VsphereVolume != nil {
+		n += 1 + pb.SizeBytes(m.VsphereVolume.Size())
+	}
+	if m.Quobyte != nil {
+		n += 1 + pb.SizeBytes(m.Quobyte.Size())
+	}
+	if m.AzureDisk != nil {
+		n += 2 + pb.SizeBytes(m.AzureDisk.Size())
+	}
+	if m.PhotonPersistentDisk != nil {
+		n += 2 + pb.SizeBytes(m.PhotonPersistentDisk.Size())
+	}
+	if m.PortworxVolume != nil {
+		n += 2 + pb.SizeBytes(m.PortworxVolume.Size())
+	}
+	if m.ScaleIO != nil {
+		n += 2 + pb.SizeBytes(m.ScaleIO.Size())
+	}
+	if m.Local != nil {
+		n += 2 + pb.SizeBytes(m.Local.Size())
+	}
+	if m.StorageOS != nil {
+		n += 2 + pb.SizeBytes(m.StorageOS.Size())
+	}
+	if m.CSI != nil {
+		n += 2 + pb.SizeBytes(m.CSI.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k, v := range m.Capacity {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	n += 1 + pb.SizeBytes(m.PersistentVolumeSource.Size())
+	for k := range m.AccessModes {
+		n += 1 + pb.SizeBytes(len(m.AccessModes[k]))
+	}
+	if m.ClaimRef != nil {
+		n += 1 + pb.SizeBytes(m.ClaimRef.Size())
+	}
+	n += 1 + pb.SizeBytes(len(m.PersistentVolumeReclaimPolicy))
+	n += 1 + pb.SizeBytes(len(m.StorageClassName))
+	for k := range m.MountOptions {
+		n += 1 + pb.SizeBytes(len(m.MountOptions[k]))
+	}
+	if m.VolumeMode != nil {
+		n += 1 + pb.SizeBytes(len(*m.VolumeMode))
+	}
+	if m.NodeAffinity != nil {
+		n += 1 + pb.SizeBytes(m.NodeAffinity.Size())
+	}
+	if m.VolumeAttributesClassName != nil {
+		n += 1 + pb.SizeBytes(len(*m.VolumeAttributesClassName))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PersistentVolumeStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Phase))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	if m.LastPhaseTransitionTime != nil {
+		n += 1 + pb.SizeBytes(m.LastPhaseTransitionTime.Size())
+	}
 	return n
 }
 
@@ -1767,6 +2269,19 @@ func (m *PodAntiAffinity) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *PodAttachOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + 1
+	n += 1 + 1
+	n += 1 + 1
+	n += 1 + 1
+	n += 1 + pb.SizeBytes(len(m.Container))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *PodCertificateProjection) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1833,6 +2348,22 @@ func (m *PodDNSConfigOption) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *PodExecOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + 1
+	n += 1 + 1
+	n += 1 + 1
+	n += 1 + 1
+	n += 1 + pb.SizeBytes(len(m.Container))
+	for k := range m.Command {
+		n += 1 + pb.SizeBytes(len(m.Command[k]))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *PodExtendedResourceClaimStatus) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1866,11 +2397,59 @@ func (m *PodList) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *PodLogOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Container))
+	n += 1 + 1
+	n += 1 + 1
+	if m.SinceSeconds != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.SinceSeconds))
+	}
+	if m.SinceTime != nil {
+		n += 1 + pb.SizeBytes(m.SinceTime.Size())
+	}
+	n += 1 + 1
+	if m.TailLines != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.TailLines))
+	}
+	if m.LimitBytes != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.LimitBytes))
+	}
+	n += 1 + 1
+	if m.Stream != nil {
+		n += 1 + pb.SizeBytes(len(*m.Stream))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *PodOS) Size() (n int) {
 	if m == nil {
 		return 0
 	}
 	n += 1 + pb.SizeBytes(len(m.Name))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PodPortForwardOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.Ports {
+		n += 1 + pb.SizeVarint(uint64(m.Ports[k]))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PodProxyOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Path))
 	return n
 }
 
@@ -1973,6 +2552,17 @@ func (m *PodSecurityContext) Size() (n int) {
 	}
 	if m.SELinuxChangePolicy != nil {
 		n += 1 + pb.SizeBytes(len(*m.SELinuxChangePolicy))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PodSignature) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.PodController != nil {
+		n += 1 + pb.SizeBytes(m.PodController.Size())
 	}
 	return n
 }
@@ -2147,6 +2737,28 @@ func (m *PodStatus) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *PodTemplate) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Template.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PodTemplateList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *PodTemplateSpec) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2190,6 +2802,29 @@ func (m *PortworxVolumeSource) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.VolumeID))
 	n += 1 + pb.SizeBytes(len(m.FSType))
 	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *Preconditions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.UID != nil {
+		n += 1 + pb.SizeBytes(len(*m.UID))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *PreferAvoidPodsEntry) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.PodSignature.Size())
+	n += 1 + pb.SizeBytes(m.EvictionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
 	return n
 }
 
@@ -2272,6 +2907,26 @@ func (m *QuobyteVolumeSource) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *RBDPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.CephMonitors {
+		n += 1 + pb.SizeBytes(len(m.CephMonitors[k]))
+	}
+	n += 1 + pb.SizeBytes(len(m.RBDImage))
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	n += 1 + pb.SizeBytes(len(m.RBDPool))
+	n += 1 + pb.SizeBytes(len(m.RadosUser))
+	n += 1 + pb.SizeBytes(len(m.Keyring))
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
+	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *RBDVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2288,6 +2943,89 @@ func (m *RBDVolumeSource) Size() (n int) {
 		n += 1 + pb.SizeBytes(m.SecretRef.Size())
 	}
 	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *RangeAllocation) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(len(m.Range))
+	if m.Data != nil {
+		n += 1 + pb.SizeBytes(len(m.Data))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicationController) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicationControllerCondition) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Type))
+	n += 1 + pb.SizeBytes(len(m.Status))
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	n += 1 + pb.SizeBytes(len(m.Reason))
+	n += 1 + pb.SizeBytes(len(m.Message))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicationControllerList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicationControllerSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.Replicas != nil {
+		n += 1 + pb.SizeVarint(uint64(*m.Replicas))
+	}
+	for k, v := range m.Selector {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(len(v)))
+	}
+	if m.Template != nil {
+		n += 1 + pb.SizeBytes(m.Template.Size())
+	}
+	n += 1 + pb.SizeVarint(uint64(m.MinReadySeconds))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ReplicationControllerStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeVarint(uint64(m.Replicas))
+	n += 1 + pb.SizeVarint(uint64(m.FullyLabeledReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.ObservedGeneration))
+	n += 1 + pb.SizeVarint(uint64(m.ReadyReplicas))
+	n += 1 + pb.SizeVarint(uint64(m.AvailableReplicas))
+	for k := range m.Conditions {
+		n += 1 + pb.SizeBytes(m.Conditions[k].Size())
+	}
 	return n
 }
 
@@ -2321,6 +3059,60 @@ func (m *ResourceHealth) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.Health))
 	if m.Message != nil {
 		n += 1 + pb.SizeBytes(len(*m.Message))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ResourceQuota) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ObjectMeta.Size())
+	n += 1 + pb.SizeBytes(m.Spec.Size())
+	n += 1 + pb.SizeBytes(m.Status.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ResourceQuotaList) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.ListMeta.Size())
+	for k := range m.Items {
+		n += 1 + pb.SizeBytes(m.Items[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ResourceQuotaSpec) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k, v := range m.Hard {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k := range m.Scopes {
+		n += 1 + pb.SizeBytes(len(m.Scopes[k]))
+	}
+	if m.ScopeSelector != nil {
+		n += 1 + pb.SizeBytes(m.ScopeSelector.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ResourceQuotaStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k, v := range m.Hard {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
+	}
+	for k, v := range m.Used {
+		n += 1 + pb.SizeBytes(1+pb.SizeBytes(len(k))+1+pb.SizeBytes(v.Size()))
 	}
 	return n
 }
@@ -2367,6 +3159,26 @@ func (m *SELinuxOptions) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *ScaleIOPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Gateway))
+	n += 1 + pb.SizeBytes(len(m.System))
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
+	n += 1 + 1
+	n += 1 + pb.SizeBytes(len(m.ProtectionDomain))
+	n += 1 + pb.SizeBytes(len(m.StoragePool))
+	n += 1 + pb.SizeBytes(len(m.StorageMode))
+	n += 1 + pb.SizeBytes(len(m.VolumeName))
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *ScaleIOVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2383,6 +3195,30 @@ func (m *ScaleIOVolumeSource) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.VolumeName))
 	n += 1 + pb.SizeBytes(len(m.FSType))
 	n += 1 + 1
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ScopeSelector) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.MatchExpressions {
+		n += 1 + pb.SizeBytes(m.MatchExpressions[k].Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *ScopedResourceSelectorRequirement) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.ScopeName))
+	n += 1 + pb.SizeBytes(len(m.Operator))
+	for k := range m.Values {
+		n += 1 + pb.SizeBytes(len(m.Values[k]))
+	}
 	return n
 }
 
@@ -2474,6 +3310,16 @@ func (m *SecretProjection) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *SecretReference) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Name))
+	n += 1 + pb.SizeBytes(len(m.Namespace))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *SecretVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2535,6 +3381,15 @@ func (m *SecurityContext) Size() (n int) {
 	if m.AppArmorProfile != nil {
 		n += 1 + pb.SizeBytes(m.AppArmorProfile.Size())
 	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *SerializedReference) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(m.Reference.Size())
 	return n
 }
 
@@ -2624,6 +3479,15 @@ func (m *ServicePort) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *ServiceProxyOptions) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Path))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *ServiceSpec) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2708,6 +3572,21 @@ func (m *SleepAction) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *StorageOSPersistentVolumeSource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.VolumeName))
+	n += 1 + pb.SizeBytes(len(m.VolumeNamespace))
+	n += 1 + pb.SizeBytes(len(m.FSType))
+	n += 1 + 1
+	if m.SecretRef != nil {
+		n += 1 + pb.SizeBytes(m.SecretRef.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *StorageOSVolumeSource) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2767,6 +3646,29 @@ func (m *Toleration) Size() (n int) {
 	n += 1 + pb.SizeBytes(len(m.Effect))
 	if m.TolerationSeconds != nil {
 		n += 1 + pb.SizeVarint(uint64(*m.TolerationSeconds))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *TopologySelectorLabelRequirement) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Key))
+	for k := range m.Values {
+		n += 1 + pb.SizeBytes(len(m.Values[k]))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *TopologySelectorTerm) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.MatchLabelExpressions {
+		n += 1 + pb.SizeBytes(m.MatchLabelExpressions[k].Size())
 	}
 	return n
 }
@@ -2858,6 +3760,18 @@ func (m *VolumeHealthCondition) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *VolumeHealthStatus) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	for k := range m.HealthConditions {
+		n += 1 + pb.SizeBytes(m.HealthConditions[k].Size())
+	}
+	n += 1 + pb.SizeBytes(m.LastTransitionTime.Size())
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *VolumeMount) Size() (n int) {
 	if m == nil {
 		return 0
@@ -2892,6 +3806,17 @@ func (m *VolumeMountStatus) Size() (n int) {
 	}
 	if m.VolumeStatus != nil {
 		n += 1 + pb.SizeBytes(m.VolumeStatus.Size())
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *VolumeNodeAffinity) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	if m.Required != nil {
+		n += 1 + pb.SizeBytes(m.Required.Size())
 	}
 	return n
 }
@@ -3212,6 +4137,37 @@ func (m *AttachedVolume) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *AvoidPods) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *AvoidPods) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *AvoidPods) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.PreferAvoidPods) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.PreferAvoidPods[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *AzureDiskVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -3247,6 +4203,33 @@ func (m *AzureDiskVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *AzureFilePersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *AzureFilePersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *AzureFilePersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.SecretNamespace != nil {
+		i = pb.PutString(b, i, 4, string(*m.SecretNamespace))
+	}
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 2, string(m.ShareName))
+	i = pb.PutString(b, i, 1, string(m.SecretName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *AzureFileVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -3267,6 +4250,132 @@ func (m *AzureFileVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
 	i = pb.PutString(b, i, 2, string(m.ShareName))
 	i = pb.PutString(b, i, 1, string(m.SecretName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *Binding) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *Binding) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *Binding) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Target.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *CSIPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *CSIPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *CSIPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.NodeExpandSecretRef != nil {
+		{
+			end := i
+			n, err := m.NodeExpandSecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	if m.ControllerExpandSecretRef != nil {
+		{
+			end := i
+			n, err := m.ControllerExpandSecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 9)
+		}
+	}
+	if m.NodePublishSecretRef != nil {
+		{
+			end := i
+			n, err := m.NodePublishSecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 8)
+		}
+	}
+	if m.NodeStageSecretRef != nil {
+		{
+			end := i
+			n, err := m.NodeStageSecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 7)
+		}
+	}
+	if m.ControllerPublishSecretRef != nil {
+		{
+			end := i
+			n, err := m.ControllerPublishSecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 6)
+		}
+	}
+	if len(m.VolumeAttributes) > 0 {
+		keys := make([]string, 0, len(m.VolumeAttributes))
+		for k := range m.VolumeAttributes {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.VolumeAttributes[keys[k]]
+			end := i
+			i = pb.PutString(b, i, 2, string(v))
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 5)
+		}
+	}
+	i = pb.PutString(b, i, 4, string(m.FSType))
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 2, string(m.VolumeHandle))
+	i = pb.PutString(b, i, 1, string(m.Driver))
 	return len(b) - i, nil
 }
 
@@ -3350,6 +4459,44 @@ func (m *Capabilities) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *CephFSPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *CephFSPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *CephFSPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 6, pb.Bool(m.ReadOnly))
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	i = pb.PutString(b, i, 4, string(m.SecretFile))
+	i = pb.PutString(b, i, 3, string(m.User))
+	i = pb.PutString(b, i, 2, string(m.Path))
+	for k := len(m.Monitors) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 1, string(m.Monitors[k]))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *CephFSVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -3384,6 +4531,40 @@ func (m *CephFSVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 	for k := len(m.Monitors) - 1; k >= 0; k-- {
 		i = pb.PutString(b, i, 1, string(m.Monitors[k]))
 	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *CinderPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *CinderPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *CinderPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 2, string(m.FSType))
+	i = pb.PutString(b, i, 1, string(m.VolumeID))
 	return len(b) - i, nil
 }
 
@@ -3485,6 +4666,109 @@ func (m *ClusterTrustBundleProjection) MarshalToSizedBuffer(b []byte) (int, erro
 	}
 	if m.Name != nil {
 		i = pb.PutString(b, i, 1, string(*m.Name))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ComponentCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ComponentCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ComponentCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 4, string(m.Error))
+	i = pb.PutString(b, i, 3, string(m.Message))
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ComponentStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ComponentStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ComponentStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Conditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Conditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ComponentStatusList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ComponentStatusList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ComponentStatusList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
 	}
 	return len(b) - i, nil
 }
@@ -5415,6 +6699,54 @@ func (m *FileKeySelector) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *FlexPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *FlexPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *FlexPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if len(m.Options) > 0 {
+		keys := make([]string, 0, len(m.Options))
+		for k := range m.Options {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Options[keys[k]]
+			end := i
+			i = pb.PutString(b, i, 2, string(v))
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 5)
+		}
+	}
+	i = pb.PutUvarint(b, i, 4, pb.Bool(m.ReadOnly))
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	i = pb.PutString(b, i, 2, string(m.FSType))
+	i = pb.PutString(b, i, 1, string(m.Driver))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *FlexVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -5559,6 +6891,33 @@ func (m *GitRepoVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutString(b, i, 3, string(m.Directory))
 	i = pb.PutString(b, i, 2, string(m.Revision))
 	i = pb.PutString(b, i, 1, string(m.Repository))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *GlusterfsPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *GlusterfsPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *GlusterfsPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.EndpointsNamespace != nil {
+		i = pb.PutString(b, i, 4, string(*m.EndpointsNamespace))
+	}
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 2, string(m.Path))
+	i = pb.PutString(b, i, 1, string(m.EndpointsName))
 	return len(b) - i, nil
 }
 
@@ -5723,6 +7082,51 @@ func (m *HostPathVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 		i = pb.PutString(b, i, 2, string(*m.Type))
 	}
 	i = pb.PutString(b, i, 1, string(m.Path))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ISCSIPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ISCSIPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ISCSIPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.InitiatorName != nil {
+		i = pb.PutString(b, i, 12, string(*m.InitiatorName))
+	}
+	i = pb.PutUvarint(b, i, 11, pb.Bool(m.SessionCHAPAuth))
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	i = pb.PutUvarint(b, i, 8, pb.Bool(m.DiscoveryCHAPAuth))
+	for k := len(m.Portals) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 7, string(m.Portals[k]))
+	}
+	i = pb.PutUvarint(b, i, 6, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 5, string(m.FSType))
+	i = pb.PutString(b, i, 4, string(m.ISCSIInterface))
+	i = pb.PutUvarint(b, i, 3, uint64(m.Lun))
+	i = pb.PutString(b, i, 2, string(m.IQN))
+	i = pb.PutString(b, i, 1, string(m.TargetPortal))
 	return len(b) - i, nil
 }
 
@@ -5951,6 +7355,240 @@ func (m *LifecycleHandler) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *LimitRange) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *LimitRange) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *LimitRange) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *LimitRangeItem) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *LimitRangeItem) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *LimitRangeItem) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if len(m.MaxLimitRequestRatio) > 0 {
+		keys := make([]ResourceName, 0, len(m.MaxLimitRequestRatio))
+		for k := range m.MaxLimitRequestRatio {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.MaxLimitRequestRatio[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 6)
+		}
+	}
+	if len(m.DefaultRequest) > 0 {
+		keys := make([]ResourceName, 0, len(m.DefaultRequest))
+		for k := range m.DefaultRequest {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.DefaultRequest[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 5)
+		}
+	}
+	if len(m.Default) > 0 {
+		keys := make([]ResourceName, 0, len(m.Default))
+		for k := range m.Default {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Default[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 4)
+		}
+	}
+	if len(m.Min) > 0 {
+		keys := make([]ResourceName, 0, len(m.Min))
+		for k := range m.Min {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Min[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 3)
+		}
+	}
+	if len(m.Max) > 0 {
+		keys := make([]ResourceName, 0, len(m.Max))
+		for k := range m.Max {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Max[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 2)
+		}
+	}
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *LimitRangeList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *LimitRangeList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *LimitRangeList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *LimitRangeSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *LimitRangeSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *LimitRangeSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Limits) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Limits[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *LinuxContainerUser) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -5973,6 +7611,45 @@ func (m *LinuxContainerUser) MarshalToSizedBuffer(b []byte) (int, error) {
 	}
 	i = pb.PutUvarint(b, i, 2, uint64(m.GID))
 	i = pb.PutUvarint(b, i, 1, uint64(m.UID))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *List) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *List) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *List) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
 	return len(b) - i, nil
 }
 
@@ -6062,6 +7739,54 @@ func (m *LocalObjectReference) MarshalTo(b []byte) (int, error) {
 func (m *LocalObjectReference) MarshalToSizedBuffer(b []byte) (int, error) {
 	i := len(b)
 	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *LocalVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *LocalVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *LocalVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.FSType != nil {
+		i = pb.PutString(b, i, 2, string(*m.FSType))
+	}
+	i = pb.PutString(b, i, 1, string(m.Path))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ModifyVolumeStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ModifyVolumeStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ModifyVolumeStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.TargetVolumeAttributesClassName))
 	return len(b) - i, nil
 }
 
@@ -6731,6 +8456,28 @@ func (m *NodePodPreemptionPolicy) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *NodeProxyOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *NodeProxyOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *NodeProxyOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 1, string(m.Path))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *NodeRuntimeHandler) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -7221,6 +8968,176 @@ func (m *ObjectReference) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *PersistentVolume) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolume) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolume) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeClaim) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeClaim) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeClaim) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeClaimCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeClaimCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeClaimCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 6, string(m.Message))
+	i = pb.PutString(b, i, 5, string(m.Reason))
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 4)
+	}
+	{
+		end := i
+		n, err := m.LastProbeTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeClaimList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeClaimList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeClaimList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *PersistentVolumeClaimSpec) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -7293,6 +9210,120 @@ func (m *PersistentVolumeClaimSpec) MarshalToSizedBuffer(b []byte) (int, error) 
 }
 
 // Marshal encodes m as protobuf.
+func (m *PersistentVolumeClaimStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeClaimStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeClaimStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.HealthStatus != nil {
+		{
+			end := i
+			n, err := m.HealthStatus.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	if m.ModifyVolumeStatus != nil {
+		{
+			end := i
+			n, err := m.ModifyVolumeStatus.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 9)
+		}
+	}
+	if m.CurrentVolumeAttributesClassName != nil {
+		i = pb.PutString(b, i, 8, string(*m.CurrentVolumeAttributesClassName))
+	}
+	if len(m.AllocatedResourceStatuses) > 0 {
+		keys := make([]ResourceName, 0, len(m.AllocatedResourceStatuses))
+		for k := range m.AllocatedResourceStatuses {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.AllocatedResourceStatuses[keys[k]]
+			end := i
+			i = pb.PutString(b, i, 2, string(v))
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 7)
+		}
+	}
+	if len(m.AllocatedResources) > 0 {
+		keys := make([]ResourceName, 0, len(m.AllocatedResources))
+		for k := range m.AllocatedResources {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.AllocatedResources[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 5)
+		}
+	}
+	for k := len(m.Conditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Conditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	if len(m.Capacity) > 0 {
+		keys := make([]ResourceName, 0, len(m.Capacity))
+		for k := range m.Capacity {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Capacity[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 3)
+		}
+	}
+	for k := len(m.AccessModes) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 2, string(m.AccessModes[k]))
+	}
+	i = pb.PutString(b, i, 1, string(m.Phase))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *PersistentVolumeClaimTemplate) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -7349,6 +9380,404 @@ func (m *PersistentVolumeClaimVolumeSource) MarshalToSizedBuffer(b []byte) (int,
 	i := len(b)
 	i = pb.PutUvarint(b, i, 2, pb.Bool(m.ReadOnly))
 	i = pb.PutString(b, i, 1, string(m.ClaimName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.CSI != nil {
+		{
+			end := i
+			n, err := m.CSI.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 22)
+		}
+	}
+	if m.StorageOS != nil {
+		{
+			end := i
+			n, err := m.StorageOS.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 21)
+		}
+	}
+	if m.Local != nil {
+		{
+			end := i
+			n, err := m.Local.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 20)
+		}
+	}
+	if m.ScaleIO != nil {
+		{
+			end := i
+			n, err := m.ScaleIO.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 19)
+		}
+	}
+	if m.PortworxVolume != nil {
+		{
+			end := i
+			n, err := m.PortworxVolume.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 18)
+		}
+	}
+	if m.PhotonPersistentDisk != nil {
+		{
+			end := i
+			n, err := m.PhotonPersistentDisk.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 17)
+		}
+	}
+	if m.AzureDisk != nil {
+		{
+			end := i
+			n, err := m.AzureDisk.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 16)
+		}
+	}
+	if m.Quobyte != nil {
+		{
+			end := i
+			n, err := m.Quobyte.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 15)
+		}
+	}
+	if m.VsphereVolume != nil {
+		{
+			end := i
+			n, err := m.VsphereVolume.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 14)
+		}
+	}
+	if m.AzureFile != nil {
+		{
+			end := i
+			n, err := m.AzureFile.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 13)
+		}
+	}
+	if m.FlexVolume != nil {
+		{
+			end := i
+			n, err := m.FlexVolume.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 12)
+		}
+	}
+	if m.Flocker != nil {
+		{
+			end := i
+			n, err := m.Flocker.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 11)
+		}
+	}
+	if m.FC != nil {
+		{
+			end := i
+			n, err := m.FC.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 10)
+		}
+	}
+	if m.CephFS != nil {
+		{
+			end := i
+			n, err := m.CephFS.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 9)
+		}
+	}
+	if m.Cinder != nil {
+		{
+			end := i
+			n, err := m.Cinder.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 8)
+		}
+	}
+	if m.ISCSI != nil {
+		{
+			end := i
+			n, err := m.ISCSI.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 7)
+		}
+	}
+	if m.RBD != nil {
+		{
+			end := i
+			n, err := m.RBD.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 6)
+		}
+	}
+	if m.NFS != nil {
+		{
+			end := i
+			n, err := m.NFS.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	if m.Glusterfs != nil {
+		{
+			end := i
+			n, err := m.Glusterfs.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	if m.HostPath != nil {
+		{
+			end := i
+			n, err := m.HostPath.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if m.AWSElasticBlockStore != nil {
+		{
+			end := i
+			n, err := m.AWSElasticBlockStore.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	if m.GCEPersistentDisk != nil {
+		{
+			end := i
+			n, err := m.GCEPersistentDisk.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.VolumeAttributesClassName != nil {
+		i = pb.PutString(b, i, 10, string(*m.VolumeAttributesClassName))
+	}
+	if m.NodeAffinity != nil {
+		{
+			end := i
+			n, err := m.NodeAffinity.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 9)
+		}
+	}
+	if m.VolumeMode != nil {
+		i = pb.PutString(b, i, 8, string(*m.VolumeMode))
+	}
+	for k := len(m.MountOptions) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 7, string(m.MountOptions[k]))
+	}
+	i = pb.PutString(b, i, 6, string(m.StorageClassName))
+	i = pb.PutString(b, i, 5, string(m.PersistentVolumeReclaimPolicy))
+	if m.ClaimRef != nil {
+		{
+			end := i
+			n, err := m.ClaimRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	for k := len(m.AccessModes) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 3, string(m.AccessModes[k]))
+	}
+	{
+		end := i
+		n, err := m.PersistentVolumeSource.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	if len(m.Capacity) > 0 {
+		keys := make([]ResourceName, 0, len(m.Capacity))
+		for k := range m.Capacity {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Capacity[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PersistentVolumeStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PersistentVolumeStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PersistentVolumeStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.LastPhaseTransitionTime != nil {
+		{
+			end := i
+			n, err := m.LastPhaseTransitionTime.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 4)
+		}
+	}
+	i = pb.PutString(b, i, 3, string(m.Reason))
+	i = pb.PutString(b, i, 2, string(m.Message))
+	i = pb.PutString(b, i, 1, string(m.Phase))
 	return len(b) - i, nil
 }
 
@@ -7554,6 +9983,32 @@ func (m *PodAntiAffinity) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *PodAttachOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodAttachOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodAttachOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 5, string(m.Container))
+	i = pb.PutUvarint(b, i, 4, pb.Bool(m.TTY))
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.Stderr))
+	i = pb.PutUvarint(b, i, 2, pb.Bool(m.Stdout))
+	i = pb.PutUvarint(b, i, 1, pb.Bool(m.Stdin))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *PodCertificateProjection) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -7704,6 +10159,35 @@ func (m *PodDNSConfigOption) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *PodExecOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodExecOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodExecOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Command) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 6, string(m.Command[k]))
+	}
+	i = pb.PutString(b, i, 5, string(m.Container))
+	i = pb.PutUvarint(b, i, 4, pb.Bool(m.TTY))
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.Stderr))
+	i = pb.PutUvarint(b, i, 2, pb.Bool(m.Stdout))
+	i = pb.PutUvarint(b, i, 1, pb.Bool(m.Stdin))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *PodExtendedResourceClaimStatus) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -7797,6 +10281,54 @@ func (m *PodList) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *PodLogOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodLogOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodLogOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.Stream != nil {
+		i = pb.PutString(b, i, 10, string(*m.Stream))
+	}
+	i = pb.PutUvarint(b, i, 9, pb.Bool(m.InsecureSkipTLSVerifyBackend))
+	if m.LimitBytes != nil {
+		i = pb.PutUvarint(b, i, 8, uint64(*m.LimitBytes))
+	}
+	if m.TailLines != nil {
+		i = pb.PutUvarint(b, i, 7, uint64(*m.TailLines))
+	}
+	i = pb.PutUvarint(b, i, 6, pb.Bool(m.Timestamps))
+	if m.SinceTime != nil {
+		{
+			end := i
+			n, err := m.SinceTime.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	if m.SinceSeconds != nil {
+		i = pb.PutUvarint(b, i, 4, uint64(*m.SinceSeconds))
+	}
+	i = pb.PutUvarint(b, i, 3, pb.Bool(m.Previous))
+	i = pb.PutUvarint(b, i, 2, pb.Bool(m.Follow))
+	i = pb.PutString(b, i, 1, string(m.Container))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *PodOS) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -7815,6 +10347,52 @@ func (m *PodOS) MarshalTo(b []byte) (int, error) {
 func (m *PodOS) MarshalToSizedBuffer(b []byte) (int, error) {
 	i := len(b)
 	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PodPortForwardOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodPortForwardOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodPortForwardOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Ports) - 1; k >= 0; k-- {
+		i = pb.PutUvarint(b, i, 1, uint64(m.Ports[k]))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PodProxyOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodProxyOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodProxyOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 1, string(m.Path))
 	return len(b) - i, nil
 }
 
@@ -8025,6 +10603,37 @@ func (m *PodSecurityContext) MarshalToSizedBuffer(b []byte) (int, error) {
 		{
 			end := i
 			n, err := m.SELinuxOptions.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PodSignature) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodSignature) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodSignature) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.PodController != nil {
+		{
+			end := i
+			n, err := m.PodController.MarshalToSizedBuffer(b[:i])
 			if err != nil {
 				return 0, err
 			}
@@ -8487,6 +11096,82 @@ func (m *PodStatus) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *PodTemplate) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodTemplate) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodTemplate) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Template.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PodTemplateList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PodTemplateList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PodTemplateList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *PodTemplateSpec) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -8610,6 +11295,69 @@ func (m *PortworxVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
 	i = pb.PutString(b, i, 2, string(m.FSType))
 	i = pb.PutString(b, i, 1, string(m.VolumeID))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *Preconditions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *Preconditions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *Preconditions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.UID != nil {
+		i = pb.PutString(b, i, 1, string(*m.UID))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *PreferAvoidPodsEntry) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *PreferAvoidPodsEntry) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *PreferAvoidPodsEntry) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 4, string(m.Message))
+	i = pb.PutString(b, i, 3, string(m.Reason))
+	{
+		end := i
+		n, err := m.EvictionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.PodSignature.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
 	return len(b) - i, nil
 }
 
@@ -8806,6 +11554,46 @@ func (m *QuobyteVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *RBDPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *RBDPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *RBDPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 8, pb.Bool(m.ReadOnly))
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 7)
+		}
+	}
+	i = pb.PutString(b, i, 6, string(m.Keyring))
+	i = pb.PutString(b, i, 5, string(m.RadosUser))
+	i = pb.PutString(b, i, 4, string(m.RBDPool))
+	i = pb.PutString(b, i, 3, string(m.FSType))
+	i = pb.PutString(b, i, 2, string(m.RBDImage))
+	for k := len(m.CephMonitors) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 1, string(m.CephMonitors[k]))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *RBDVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -8842,6 +11630,241 @@ func (m *RBDVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 	for k := len(m.CephMonitors) - 1; k >= 0; k-- {
 		i = pb.PutString(b, i, 1, string(m.CephMonitors[k]))
 	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *RangeAllocation) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *RangeAllocation) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *RangeAllocation) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.Data != nil {
+		i = pb.PutBytes(b, i, 3, m.Data)
+	}
+	i = pb.PutString(b, i, 2, string(m.Range))
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicationController) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicationController) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicationController) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicationControllerCondition) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicationControllerCondition) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicationControllerCondition) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 5, string(m.Message))
+	i = pb.PutString(b, i, 4, string(m.Reason))
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	i = pb.PutString(b, i, 2, string(m.Status))
+	i = pb.PutString(b, i, 1, string(m.Type))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicationControllerList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicationControllerList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicationControllerList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicationControllerSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicationControllerSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicationControllerSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 4, uint64(m.MinReadySeconds))
+	if m.Template != nil {
+		{
+			end := i
+			n, err := m.Template.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	if len(m.Selector) > 0 {
+		keys := make([]string, 0, len(m.Selector))
+		for k := range m.Selector {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Selector[keys[k]]
+			end := i
+			i = pb.PutString(b, i, 2, string(v))
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 2)
+		}
+	}
+	if m.Replicas != nil {
+		i = pb.PutUvarint(b, i, 1, uint64(*m.Replicas))
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ReplicationControllerStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ReplicationControllerStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ReplicationControllerStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Conditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Conditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 6)
+		}
+	}
+	i = pb.PutUvarint(b, i, 5, uint64(m.AvailableReplicas))
+	i = pb.PutUvarint(b, i, 4, uint64(m.ReadyReplicas))
+	i = pb.PutUvarint(b, i, 3, uint64(m.ObservedGeneration))
+	i = pb.PutUvarint(b, i, 2, uint64(m.FullyLabeledReplicas))
+	i = pb.PutUvarint(b, i, 1, uint64(m.Replicas))
 	return len(b) - i, nil
 }
 
@@ -8922,6 +11945,208 @@ func (m *ResourceHealth) MarshalToSizedBuffer(b []byte) (int, error) {
 	}
 	i = pb.PutString(b, i, 2, string(m.Health))
 	i = pb.PutString(b, i, 1, string(m.ResourceID))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ResourceQuota) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ResourceQuota) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ResourceQuota) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Status.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 3)
+	}
+	{
+		end := i
+		n, err := m.Spec.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	{
+		end := i
+		n, err := m.ObjectMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ResourceQuotaList) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ResourceQuotaList) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ResourceQuotaList) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Items) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.Items[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 2)
+		}
+	}
+	{
+		end := i
+		n, err := m.ListMeta.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ResourceQuotaSpec) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ResourceQuotaSpec) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ResourceQuotaSpec) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.ScopeSelector != nil {
+		{
+			end := i
+			n, err := m.ScopeSelector.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	for k := len(m.Scopes) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 2, string(m.Scopes[k]))
+	}
+	if len(m.Hard) > 0 {
+		keys := make([]ResourceName, 0, len(m.Hard))
+		for k := range m.Hard {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Hard[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ResourceQuotaStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ResourceQuotaStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ResourceQuotaStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if len(m.Used) > 0 {
+		keys := make([]ResourceName, 0, len(m.Used))
+		for k := range m.Used {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Used[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 2)
+		}
+	}
+	if len(m.Hard) > 0 {
+		keys := make([]ResourceName, 0, len(m.Hard))
+		for k := range m.Hard {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for k := len(keys) - 1; k >= 0; k-- {
+			v := m.Hard[keys[k]]
+			end := i
+			{
+				end := i
+				n, err := v.MarshalToSizedBuffer(b[:i])
+				if err != nil {
+					return 0, err
+				}
+				i = pb.PutMessageHeader(b, i-n, end, 2)
+			}
+			i = pb.PutString(b, i, 1, string(keys[k]))
+			i = pb.PutMessageHeader(b, i, end, 1)
+		}
+	}
 	return len(b) - i, nil
 }
 
@@ -9056,6 +12281,46 @@ func (m *SELinuxOptions) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *ScaleIOPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ScaleIOPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ScaleIOPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutUvarint(b, i, 10, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 9, string(m.FSType))
+	i = pb.PutString(b, i, 8, string(m.VolumeName))
+	i = pb.PutString(b, i, 7, string(m.StorageMode))
+	i = pb.PutString(b, i, 6, string(m.StoragePool))
+	i = pb.PutString(b, i, 5, string(m.ProtectionDomain))
+	i = pb.PutUvarint(b, i, 4, pb.Bool(m.SSLEnabled))
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 3)
+		}
+	}
+	i = pb.PutString(b, i, 2, string(m.System))
+	i = pb.PutString(b, i, 1, string(m.Gateway))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *ScaleIOVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -9092,6 +12357,63 @@ func (m *ScaleIOVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
 	}
 	i = pb.PutString(b, i, 2, string(m.System))
 	i = pb.PutString(b, i, 1, string(m.Gateway))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ScopeSelector) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ScopeSelector) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ScopeSelector) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.MatchExpressions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.MatchExpressions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *ScopedResourceSelectorRequirement) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ScopedResourceSelectorRequirement) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ScopedResourceSelectorRequirement) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Values) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 3, string(m.Values[k]))
+	}
+	i = pb.PutString(b, i, 2, string(m.Operator))
+	i = pb.PutString(b, i, 1, string(m.ScopeName))
 	return len(b) - i, nil
 }
 
@@ -9330,6 +12652,29 @@ func (m *SecretProjection) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *SecretReference) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *SecretReference) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *SecretReference) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 2, string(m.Namespace))
+	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *SecretVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -9458,6 +12803,35 @@ func (m *SecurityContext) MarshalToSizedBuffer(b []byte) (int, error) {
 			}
 			i = pb.PutMessageHeader(b, i-n, end, 1)
 		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *SerializedReference) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *SerializedReference) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *SerializedReference) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.Reference.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 1)
 	}
 	return len(b) - i, nil
 }
@@ -9703,6 +13077,28 @@ func (m *ServicePort) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *ServiceProxyOptions) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *ServiceProxyOptions) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *ServiceProxyOptions) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 1, string(m.Path))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *ServiceSpec) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -9885,6 +13281,41 @@ func (m *SleepAction) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *StorageOSPersistentVolumeSource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *StorageOSPersistentVolumeSource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *StorageOSPersistentVolumeSource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.SecretRef != nil {
+		{
+			end := i
+			n, err := m.SecretRef.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 5)
+		}
+	}
+	i = pb.PutUvarint(b, i, 4, pb.Bool(m.ReadOnly))
+	i = pb.PutString(b, i, 3, string(m.FSType))
+	i = pb.PutString(b, i, 2, string(m.VolumeNamespace))
+	i = pb.PutString(b, i, 1, string(m.VolumeName))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *StorageOSVolumeSource) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -10031,6 +13462,62 @@ func (m *Toleration) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutString(b, i, 3, string(m.Value))
 	i = pb.PutString(b, i, 2, string(m.Operator))
 	i = pb.PutString(b, i, 1, string(m.Key))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *TopologySelectorLabelRequirement) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *TopologySelectorLabelRequirement) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *TopologySelectorLabelRequirement) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Values) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 2, string(m.Values[k]))
+	}
+	i = pb.PutString(b, i, 1, string(m.Key))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *TopologySelectorTerm) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *TopologySelectorTerm) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *TopologySelectorTerm) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.MatchLabelExpressions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.MatchLabelExpressions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
 	return len(b) - i, nil
 }
 
@@ -10213,6 +13700,45 @@ func (m *VolumeHealthCondition) MarshalToSizedBuffer(b []byte) (int, error) {
 }
 
 // Marshal encodes m as protobuf.
+func (m *VolumeHealthStatus) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *VolumeHealthStatus) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *VolumeHealthStatus) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	{
+		end := i
+		n, err := m.LastTransitionTime.MarshalToSizedBuffer(b[:i])
+		if err != nil {
+			return 0, err
+		}
+		i = pb.PutMessageHeader(b, i-n, end, 2)
+	}
+	for k := len(m.HealthConditions) - 1; k >= 0; k-- {
+		{
+			end := i
+			n, err := m.HealthConditions[k].MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
 func (m *VolumeMount) Marshal() ([]byte, error) {
 	b := make([]byte, m.Size())
 	n, err := m.MarshalToSizedBuffer(b)
@@ -10281,6 +13807,37 @@ func (m *VolumeMountStatus) MarshalToSizedBuffer(b []byte) (int, error) {
 	i = pb.PutUvarint(b, i, 3, pb.Bool(m.ReadOnly))
 	i = pb.PutString(b, i, 2, string(m.MountPath))
 	i = pb.PutString(b, i, 1, string(m.Name))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *VolumeNodeAffinity) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *VolumeNodeAffinity) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *VolumeNodeAffinity) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	if m.Required != nil {
+		{
+			end := i
+			n, err := m.Required.MarshalToSizedBuffer(b[:i])
+			if err != nil {
+				return 0, err
+			}
+			i = pb.PutMessageHeader(b, i-n, end, 1)
+		}
+	}
 	return len(b) - i, nil
 }
 
@@ -10977,6 +14534,32 @@ func (m *AttachedVolume) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *AvoidPods) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AvoidPods"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AvoidPods) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AvoidPods")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.PreferAvoidPods == nil {
+				m.PreferAvoidPods = make([]PreferAvoidPodsEntry, 0, d.Count())
+			}
+			m.PreferAvoidPods = append(m.PreferAvoidPods, PreferAvoidPodsEntry{})
+			d.Sub(&sub)
+			d.Wrap(m.PreferAvoidPods[len(m.PreferAvoidPods)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AzureDiskVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "AzureDiskVolumeSource"))
 }
@@ -11011,6 +14594,33 @@ func (m *AzureDiskVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *AzureFilePersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "AzureFilePersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *AzureFilePersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("AzureFilePersistentVolumeSource")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.SecretName = d.String()
+		case 2:
+			m.ShareName = d.String()
+		case 3:
+			m.ReadOnly = d.Uvarint() != 0
+		case 4:
+			v := d.String()
+			m.SecretNamespace = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *AzureFileVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "AzureFileVolumeSource"))
 }
@@ -11027,6 +14637,98 @@ func (m *AzureFileVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			m.ShareName = d.String()
 		case 3:
 			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *Binding) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Binding"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Binding) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Binding")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Target.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *CSIPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CSIPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CSIPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CSIPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Driver = d.String()
+		case 2:
+			m.VolumeHandle = d.String()
+		case 3:
+			m.ReadOnly = d.Uvarint() != 0
+		case 4:
+			m.FSType = d.String()
+		case 5:
+			if m.VolumeAttributes == nil {
+				m.VolumeAttributes = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("CSIPersistentVolumeSource.VolumeAttributes")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			m.VolumeAttributes[k] = d.BytesString(val)
+		case 6:
+			if m.ControllerPublishSecretRef == nil {
+				m.ControllerPublishSecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ControllerPublishSecretRef.UnmarshalFrom(&sub))
+		case 7:
+			if m.NodeStageSecretRef == nil {
+				m.NodeStageSecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.NodeStageSecretRef.UnmarshalFrom(&sub))
+		case 8:
+			if m.NodePublishSecretRef == nil {
+				m.NodePublishSecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.NodePublishSecretRef.UnmarshalFrom(&sub))
+		case 9:
+			if m.ControllerExpandSecretRef == nil {
+				m.ControllerExpandSecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ControllerExpandSecretRef.UnmarshalFrom(&sub))
+		case 10:
+			if m.NodeExpandSecretRef == nil {
+				m.NodeExpandSecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.NodeExpandSecretRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11106,6 +14808,44 @@ func (m *Capabilities) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *CephFSPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CephFSPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CephFSPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CephFSPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Monitors == nil {
+				m.Monitors = make([]string, 0, d.Count())
+			}
+			m.Monitors = append(m.Monitors, d.String())
+		case 2:
+			m.Path = d.String()
+		case 3:
+			m.User = d.String()
+		case 4:
+			m.SecretFile = d.String()
+		case 5:
+			if m.SecretRef == nil {
+				m.SecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
+		case 6:
+			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *CephFSVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "CephFSVolumeSource"))
 }
@@ -11136,6 +14876,37 @@ func (m *CephFSVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 6:
 			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *CinderPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "CinderPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *CinderPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("CinderPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.VolumeID = d.String()
+		case 2:
+			m.FSType = d.String()
+		case 3:
+			m.ReadOnly = d.Uvarint() != 0
+		case 4:
+			if m.SecretRef == nil {
+				m.SecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -11227,6 +14998,90 @@ func (m *ClusterTrustBundleProjection) UnmarshalFrom(d *pb.Decoder) error {
 		case 6:
 			v := int64(d.Uvarint())
 			m.User = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ComponentCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ComponentCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ComponentCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ComponentCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = ComponentConditionType(d.String())
+		case 2:
+			m.Status = ConditionStatus(d.String())
+		case 3:
+			m.Message = d.String()
+		case 4:
+			m.Error = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ComponentStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ComponentStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ComponentStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ComponentStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Conditions == nil {
+				m.Conditions = make([]ComponentCondition, 0, d.Count())
+			}
+			m.Conditions = append(m.Conditions, ComponentCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ComponentStatusList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ComponentStatusList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ComponentStatusList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ComponentStatusList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]ComponentStatus, 0, d.Count())
+			}
+			m.Items = append(m.Items, ComponentStatus{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -12791,6 +16646,47 @@ func (m *FileKeySelector) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *FlexPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "FlexPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *FlexPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FlexPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Driver = d.String()
+		case 2:
+			m.FSType = d.String()
+		case 3:
+			if m.SecretRef == nil {
+				m.SecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
+		case 4:
+			m.ReadOnly = d.Uvarint() != 0
+		case 5:
+			if m.Options == nil {
+				m.Options = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("FlexPersistentVolumeSource.Options")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			m.Options[k] = d.BytesString(val)
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *FlexVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "FlexVolumeSource"))
 }
@@ -12922,6 +16818,33 @@ func (m *GitRepoVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			m.Revision = d.String()
 		case 3:
 			m.Directory = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *GlusterfsPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GlusterfsPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GlusterfsPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GlusterfsPersistentVolumeSource")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.EndpointsName = d.String()
+		case 2:
+			m.Path = d.String()
+		case 3:
+			m.ReadOnly = d.Uvarint() != 0
+		case 4:
+			v := d.String()
+			m.EndpointsNamespace = &v
 		default:
 			d.Skip()
 		}
@@ -13073,6 +16996,55 @@ func (m *HostPathVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 		case 2:
 			v := HostPathType(d.String())
 			m.Type = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ISCSIPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ISCSIPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ISCSIPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ISCSIPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.TargetPortal = d.String()
+		case 2:
+			m.IQN = d.String()
+		case 3:
+			m.Lun = int32(d.Uvarint())
+		case 4:
+			m.ISCSIInterface = d.String()
+		case 5:
+			m.FSType = d.String()
+		case 6:
+			m.ReadOnly = d.Uvarint() != 0
+		case 7:
+			if m.Portals == nil {
+				m.Portals = make([]string, 0, d.Count())
+			}
+			m.Portals = append(m.Portals, d.String())
+		case 8:
+			m.DiscoveryCHAPAuth = d.Uvarint() != 0
+		case 10:
+			if m.SecretRef == nil {
+				m.SecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
+		case 11:
+			m.SessionCHAPAuth = d.Uvarint() != 0
+		case 12:
+			v := d.String()
+			m.InitiatorName = &v
 		default:
 			d.Skip()
 		}
@@ -13277,6 +17249,166 @@ func (m *LifecycleHandler) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *LimitRange) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LimitRange"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LimitRange) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LimitRange")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *LimitRangeItem) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LimitRangeItem"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LimitRangeItem) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LimitRangeItem")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = LimitType(d.String())
+		case 2:
+			if m.Max == nil {
+				m.Max = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("LimitRangeItem.Max")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Max[ResourceName(k)] = mv
+		case 3:
+			if m.Min == nil {
+				m.Min = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("LimitRangeItem.Min")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Min[ResourceName(k)] = mv
+		case 4:
+			if m.Default == nil {
+				m.Default = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("LimitRangeItem.Default")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Default[ResourceName(k)] = mv
+		case 5:
+			if m.DefaultRequest == nil {
+				m.DefaultRequest = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("LimitRangeItem.DefaultRequest")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.DefaultRequest[ResourceName(k)] = mv
+		case 6:
+			if m.MaxLimitRequestRatio == nil {
+				m.MaxLimitRequestRatio = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("LimitRangeItem.MaxLimitRequestRatio")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.MaxLimitRequestRatio[ResourceName(k)] = mv
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *LimitRangeList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LimitRangeList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LimitRangeList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LimitRangeList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]LimitRange, 0, d.Count())
+			}
+			m.Items = append(m.Items, LimitRange{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *LimitRangeSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LimitRangeSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LimitRangeSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LimitRangeSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Limits == nil {
+				m.Limits = make([]LimitRangeItem, 0, d.Count())
+			}
+			m.Limits = append(m.Limits, LimitRangeItem{})
+			d.Sub(&sub)
+			d.Wrap(m.Limits[len(m.Limits)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *LinuxContainerUser) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "LinuxContainerUser"))
 }
@@ -13293,6 +17425,34 @@ func (m *LinuxContainerUser) UnmarshalFrom(d *pb.Decoder) error {
 			m.GID = int64(d.Uvarint())
 		case 3:
 			d.Varints(func(x uint64) { m.SupplementalGroups = append(m.SupplementalGroups, int64(x)) })
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *List) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "List"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *List) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("List")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]metav1.RawExtension, 0, d.Count())
+			}
+			m.Items = append(m.Items, metav1.RawExtension{})
+			d.Wrap(m.Items[len(m.Items)-1].Unmarshal(d.Bytes()))
 		default:
 			d.Skip()
 		}
@@ -13372,6 +17532,51 @@ func (m *LocalObjectReference) UnmarshalFrom(d *pb.Decoder) error {
 		switch d.Field() {
 		case 1:
 			m.Name = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *LocalVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "LocalVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *LocalVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("LocalVolumeSource")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Path = d.String()
+		case 2:
+			v := d.String()
+			m.FSType = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ModifyVolumeStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ModifyVolumeStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ModifyVolumeStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ModifyVolumeStatus")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.TargetVolumeAttributesClassName = d.String()
+		case 2:
+			m.Status = PersistentVolumeClaimModifyVolumeStatus(d.String())
 		default:
 			d.Skip()
 		}
@@ -13906,6 +18111,26 @@ func (m *NodePodPreemptionPolicy) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *NodeProxyOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeProxyOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *NodeProxyOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("NodeProxyOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Path = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *NodeRuntimeHandler) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "NodeRuntimeHandler"))
 }
@@ -14325,6 +18550,121 @@ func (m *ObjectReference) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolume) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolume"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolume) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolume")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeClaim) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaim"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaim) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaim")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeClaimCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaimCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaimCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = PersistentVolumeClaimConditionType(d.String())
+		case 2:
+			m.Status = ConditionStatus(d.String())
+		case 3:
+			d.Wrap(m.LastProbeTime.Unmarshal(d.Bytes()))
+		case 4:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		case 5:
+			m.Reason = d.String()
+		case 6:
+			m.Message = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeClaimList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaimList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaimList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]PersistentVolumeClaim, 0, d.Count())
+			}
+			m.Items = append(m.Items, PersistentVolumeClaim{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PersistentVolumeClaimSpec) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimSpec"))
 }
@@ -14381,6 +18721,88 @@ func (m *PersistentVolumeClaimSpec) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeClaimStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeClaimStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeClaimStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Phase = PersistentVolumeClaimPhase(d.String())
+		case 2:
+			if m.AccessModes == nil {
+				m.AccessModes = make([]PersistentVolumeAccessMode, 0, d.Count())
+			}
+			m.AccessModes = append(m.AccessModes, PersistentVolumeAccessMode(d.String()))
+		case 3:
+			if m.Capacity == nil {
+				m.Capacity = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PersistentVolumeClaimStatus.Capacity")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Capacity[ResourceName(k)] = mv
+		case 4:
+			if m.Conditions == nil {
+				m.Conditions = make([]PersistentVolumeClaimCondition, 0, d.Count())
+			}
+			m.Conditions = append(m.Conditions, PersistentVolumeClaimCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
+		case 5:
+			if m.AllocatedResources == nil {
+				m.AllocatedResources = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PersistentVolumeClaimStatus.AllocatedResources")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.AllocatedResources[ResourceName(k)] = mv
+		case 7:
+			if m.AllocatedResourceStatuses == nil {
+				m.AllocatedResourceStatuses = make(map[ResourceName]ClaimResourceStatus, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PersistentVolumeClaimStatus.AllocatedResourceStatuses")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			m.AllocatedResourceStatuses[ResourceName(k)] = ClaimResourceStatus(d.BytesString(val))
+		case 8:
+			v := d.String()
+			m.CurrentVolumeAttributesClassName = &v
+		case 9:
+			if m.ModifyVolumeStatus == nil {
+				m.ModifyVolumeStatus = new(ModifyVolumeStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ModifyVolumeStatus.UnmarshalFrom(&sub))
+		case 10:
+			if m.HealthStatus == nil {
+				m.HealthStatus = new(VolumeHealthStatus)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.HealthStatus.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PersistentVolumeClaimTemplate) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeClaimTemplate"))
 }
@@ -14420,6 +18842,281 @@ func (m *PersistentVolumeClaimVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			m.ClaimName = d.String()
 		case 2:
 			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]PersistentVolume, 0, d.Count())
+			}
+			m.Items = append(m.Items, PersistentVolume{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.GCEPersistentDisk == nil {
+				m.GCEPersistentDisk = new(GCEPersistentDiskVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.GCEPersistentDisk.UnmarshalFrom(&sub))
+		case 2:
+			if m.AWSElasticBlockStore == nil {
+				m.AWSElasticBlockStore = new(AWSElasticBlockStoreVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.AWSElasticBlockStore.UnmarshalFrom(&sub))
+		case 3:
+			if m.HostPath == nil {
+				m.HostPath = new(HostPathVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.HostPath.UnmarshalFrom(&sub))
+		case 4:
+			if m.Glusterfs == nil {
+				m.Glusterfs = new(GlusterfsPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Glusterfs.UnmarshalFrom(&sub))
+		case 5:
+			if m.NFS == nil {
+				m.NFS = new(NFSVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.NFS.UnmarshalFrom(&sub))
+		case 6:
+			if m.RBD == nil {
+				m.RBD = new(RBDPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.RBD.UnmarshalFrom(&sub))
+		case 7:
+			if m.ISCSI == nil {
+				m.ISCSI = new(ISCSIPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ISCSI.UnmarshalFrom(&sub))
+		case 8:
+			if m.Cinder == nil {
+				m.Cinder = new(CinderPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Cinder.UnmarshalFrom(&sub))
+		case 9:
+			if m.CephFS == nil {
+				m.CephFS = new(CephFSPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.CephFS.UnmarshalFrom(&sub))
+		case 10:
+			if m.FC == nil {
+				m.FC = new(FCVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.FC.UnmarshalFrom(&sub))
+		case 11:
+			if m.Flocker == nil {
+				m.Flocker = new(FlockerVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Flocker.UnmarshalFrom(&sub))
+		case 12:
+			if m.FlexVolume == nil {
+				m.FlexVolume = new(FlexPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.FlexVolume.UnmarshalFrom(&sub))
+		case 13:
+			if m.AzureFile == nil {
+				m.AzureFile = new(AzureFilePersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.AzureFile.UnmarshalFrom(&sub))
+		case 14:
+			if m.VsphereVolume == nil {
+				m.VsphereVolume = new(VsphereVirtualDiskVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.VsphereVolume.UnmarshalFrom(&sub))
+		case 15:
+			if m.Quobyte == nil {
+				m.Quobyte = new(QuobyteVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Quobyte.UnmarshalFrom(&sub))
+		case 16:
+			if m.AzureDisk == nil {
+				m.AzureDisk = new(AzureDiskVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.AzureDisk.UnmarshalFrom(&sub))
+		case 17:
+			if m.PhotonPersistentDisk == nil {
+				m.PhotonPersistentDisk = new(PhotonPersistentDiskVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.PhotonPersistentDisk.UnmarshalFrom(&sub))
+		case 18:
+			if m.PortworxVolume == nil {
+				m.PortworxVolume = new(PortworxVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.PortworxVolume.UnmarshalFrom(&sub))
+		case 19:
+			if m.ScaleIO == nil {
+				m.ScaleIO = new(ScaleIOPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ScaleIO.UnmarshalFrom(&sub))
+		case 20:
+			if m.Local == nil {
+				m.Local = new(LocalVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Local.UnmarshalFrom(&sub))
+		case 21:
+			if m.StorageOS == nil {
+				m.StorageOS = new(StorageOSPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.StorageOS.UnmarshalFrom(&sub))
+		case 22:
+			if m.CSI == nil {
+				m.CSI = new(CSIPersistentVolumeSource)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.CSI.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Capacity == nil {
+				m.Capacity = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("PersistentVolumeSpec.Capacity")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Capacity[ResourceName(k)] = mv
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.PersistentVolumeSource.UnmarshalFrom(&sub))
+		case 3:
+			if m.AccessModes == nil {
+				m.AccessModes = make([]PersistentVolumeAccessMode, 0, d.Count())
+			}
+			m.AccessModes = append(m.AccessModes, PersistentVolumeAccessMode(d.String()))
+		case 4:
+			if m.ClaimRef == nil {
+				m.ClaimRef = new(ObjectReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ClaimRef.UnmarshalFrom(&sub))
+		case 5:
+			m.PersistentVolumeReclaimPolicy = PersistentVolumeReclaimPolicy(d.String())
+		case 6:
+			m.StorageClassName = d.String()
+		case 7:
+			if m.MountOptions == nil {
+				m.MountOptions = make([]string, 0, d.Count())
+			}
+			m.MountOptions = append(m.MountOptions, d.String())
+		case 8:
+			v := PersistentVolumeMode(d.String())
+			m.VolumeMode = &v
+		case 9:
+			if m.NodeAffinity == nil {
+				m.NodeAffinity = new(VolumeNodeAffinity)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.NodeAffinity.UnmarshalFrom(&sub))
+		case 10:
+			v := d.String()
+			m.VolumeAttributesClassName = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PersistentVolumeStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PersistentVolumeStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PersistentVolumeStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PersistentVolumeStatus")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Phase = PersistentVolumePhase(d.String())
+		case 2:
+			m.Message = d.String()
+		case 3:
+			m.Reason = d.String()
+		case 4:
+			if m.LastPhaseTransitionTime == nil {
+				m.LastPhaseTransitionTime = new(metav1.Time)
+			}
+			d.Wrap(m.LastPhaseTransitionTime.Unmarshal(d.Bytes()))
 		default:
 			d.Skip()
 		}
@@ -14592,6 +19289,34 @@ func (m *PodAntiAffinity) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodAttachOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodAttachOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodAttachOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodAttachOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Stdin = d.Uvarint() != 0
+		case 2:
+			m.Stdout = d.Uvarint() != 0
+		case 3:
+			m.Stderr = d.Uvarint() != 0
+		case 4:
+			m.TTY = d.Uvarint() != 0
+		case 5:
+			m.Container = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodCertificateProjection) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "PodCertificateProjection"))
 }
@@ -14727,6 +19452,39 @@ func (m *PodDNSConfigOption) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodExecOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodExecOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodExecOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodExecOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Stdin = d.Uvarint() != 0
+		case 2:
+			m.Stdout = d.Uvarint() != 0
+		case 3:
+			m.Stderr = d.Uvarint() != 0
+		case 4:
+			m.TTY = d.Uvarint() != 0
+		case 5:
+			m.Container = d.String()
+		case 6:
+			if m.Command == nil {
+				m.Command = make([]string, 0, d.Count())
+			}
+			m.Command = append(m.Command, d.String())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodExtendedResourceClaimStatus) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "PodExtendedResourceClaimStatus"))
 }
@@ -14804,6 +19562,51 @@ func (m *PodList) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodLogOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodLogOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodLogOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodLogOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Container = d.String()
+		case 2:
+			m.Follow = d.Uvarint() != 0
+		case 3:
+			m.Previous = d.Uvarint() != 0
+		case 4:
+			v := int64(d.Uvarint())
+			m.SinceSeconds = &v
+		case 5:
+			if m.SinceTime == nil {
+				m.SinceTime = new(metav1.Time)
+			}
+			d.Wrap(m.SinceTime.Unmarshal(d.Bytes()))
+		case 6:
+			m.Timestamps = d.Uvarint() != 0
+		case 7:
+			v := int64(d.Uvarint())
+			m.TailLines = &v
+		case 8:
+			v := int64(d.Uvarint())
+			m.LimitBytes = &v
+		case 9:
+			m.InsecureSkipTLSVerifyBackend = d.Uvarint() != 0
+		case 10:
+			v := d.String()
+			m.Stream = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodOS) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "PodOS"))
 }
@@ -14816,6 +19619,46 @@ func (m *PodOS) UnmarshalFrom(d *pb.Decoder) error {
 		switch d.Field() {
 		case 1:
 			m.Name = OSName(d.String())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodPortForwardOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodPortForwardOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodPortForwardOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodPortForwardOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Varints(func(x uint64) { m.Ports = append(m.Ports, int32(x)) })
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodProxyOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodProxyOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodProxyOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodProxyOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Path = d.String()
 		default:
 			d.Skip()
 		}
@@ -14999,6 +19842,31 @@ func (m *PodSecurityContext) UnmarshalFrom(d *pb.Decoder) error {
 		case 13:
 			v := PodSELinuxChangePolicy(d.String())
 			m.SELinuxChangePolicy = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodSignature) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodSignature"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodSignature) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodSignature")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.PodController == nil {
+				m.PodController = new(metav1.OwnerReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.PodController.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -15354,6 +20222,60 @@ func (m *PodStatus) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodTemplate) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodTemplate"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodTemplate) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodTemplate")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Template.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PodTemplateList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PodTemplateList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PodTemplateList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PodTemplateList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]PodTemplate, 0, d.Count())
+			}
+			m.Items = append(m.Items, PodTemplate{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *PodTemplateSpec) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "PodTemplateSpec"))
 }
@@ -15450,6 +20372,55 @@ func (m *PortworxVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			m.FSType = d.String()
 		case 3:
 			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *Preconditions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "Preconditions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *Preconditions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("Preconditions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := metav1.UID(d.String())
+			m.UID = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *PreferAvoidPodsEntry) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "PreferAvoidPodsEntry"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *PreferAvoidPodsEntry) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("PreferAvoidPodsEntry")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.PodSignature.UnmarshalFrom(&sub))
+		case 2:
+			d.Wrap(m.EvictionTime.Unmarshal(d.Bytes()))
+		case 3:
+			m.Reason = d.String()
+		case 4:
+			m.Message = d.String()
 		default:
 			d.Skip()
 		}
@@ -15622,6 +20593,48 @@ func (m *QuobyteVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *RBDPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "RBDPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *RBDPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("RBDPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.CephMonitors == nil {
+				m.CephMonitors = make([]string, 0, d.Count())
+			}
+			m.CephMonitors = append(m.CephMonitors, d.String())
+		case 2:
+			m.RBDImage = d.String()
+		case 3:
+			m.FSType = d.String()
+		case 4:
+			m.RBDPool = d.String()
+		case 5:
+			m.RadosUser = d.String()
+		case 6:
+			m.Keyring = d.String()
+		case 7:
+			if m.SecretRef == nil {
+				m.SecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
+		case 8:
+			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *RBDVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "RBDVolumeSource"))
 }
@@ -15656,6 +20669,193 @@ func (m *RBDVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
 		case 8:
 			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *RangeAllocation) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "RangeAllocation"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *RangeAllocation) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("RangeAllocation")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			m.Range = d.String()
+		case 3:
+			m.Data = d.CopyBytes()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicationController) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicationController"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicationController) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicationController")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicationControllerCondition) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicationControllerCondition"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicationControllerCondition) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicationControllerCondition")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Type = ReplicationControllerConditionType(d.String())
+		case 2:
+			m.Status = ConditionStatus(d.String())
+		case 3:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		case 4:
+			m.Reason = d.String()
+		case 5:
+			m.Message = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicationControllerList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicationControllerList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicationControllerList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicationControllerList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]ReplicationController, 0, d.Count())
+			}
+			m.Items = append(m.Items, ReplicationController{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicationControllerSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicationControllerSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicationControllerSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicationControllerSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			v := int32(d.Uvarint())
+			m.Replicas = &v
+		case 2:
+			if m.Selector == nil {
+				m.Selector = make(map[string]string, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ReplicationControllerSpec.Selector")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			m.Selector[k] = d.BytesString(val)
+		case 3:
+			if m.Template == nil {
+				m.Template = new(PodTemplateSpec)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Template.UnmarshalFrom(&sub))
+		case 4:
+			m.MinReadySeconds = int32(d.Uvarint())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ReplicationControllerStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ReplicationControllerStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ReplicationControllerStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ReplicationControllerStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Replicas = int32(d.Uvarint())
+		case 2:
+			m.FullyLabeledReplicas = int32(d.Uvarint())
+		case 3:
+			m.ObservedGeneration = int64(d.Uvarint())
+		case 4:
+			m.ReadyReplicas = int32(d.Uvarint())
+		case 5:
+			m.AvailableReplicas = int32(d.Uvarint())
+		case 6:
+			if m.Conditions == nil {
+				m.Conditions = make([]ReplicationControllerCondition, 0, d.Count())
+			}
+			m.Conditions = append(m.Conditions, ReplicationControllerCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.Conditions[len(m.Conditions)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -15727,6 +20927,147 @@ func (m *ResourceHealth) UnmarshalFrom(d *pb.Decoder) error {
 		case 6:
 			v := d.String()
 			m.Message = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ResourceQuota) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceQuota"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceQuota) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceQuota")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ObjectMeta.UnmarshalFrom(&sub))
+		case 2:
+			d.Sub(&sub)
+			d.Wrap(m.Spec.UnmarshalFrom(&sub))
+		case 3:
+			d.Sub(&sub)
+			d.Wrap(m.Status.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ResourceQuotaList) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceQuotaList"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceQuotaList) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceQuotaList")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.ListMeta.UnmarshalFrom(&sub))
+		case 2:
+			if m.Items == nil {
+				m.Items = make([]ResourceQuota, 0, d.Count())
+			}
+			m.Items = append(m.Items, ResourceQuota{})
+			d.Sub(&sub)
+			d.Wrap(m.Items[len(m.Items)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ResourceQuotaSpec) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceQuotaSpec"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceQuotaSpec) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceQuotaSpec")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Hard == nil {
+				m.Hard = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ResourceQuotaSpec.Hard")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Hard[ResourceName(k)] = mv
+		case 2:
+			if m.Scopes == nil {
+				m.Scopes = make([]ResourceQuotaScope, 0, d.Count())
+			}
+			m.Scopes = append(m.Scopes, ResourceQuotaScope(d.String()))
+		case 3:
+			if m.ScopeSelector == nil {
+				m.ScopeSelector = new(ScopeSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.ScopeSelector.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ResourceQuotaStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ResourceQuotaStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ResourceQuotaStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ResourceQuotaStatus")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Hard == nil {
+				m.Hard = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ResourceQuotaStatus.Hard")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Hard[ResourceName(k)] = mv
+		case 2:
+			if m.Used == nil {
+				m.Used = make(ResourceList, d.Count())
+			}
+			k, val, _, err := d.MapEntry("ResourceQuotaStatus.Used")
+			if err != nil {
+				d.Wrap(err)
+				break
+			}
+			var mv resource.Quantity
+			d.Wrap(mv.Unmarshal(val))
+			m.Used[ResourceName(k)] = mv
 		default:
 			d.Skip()
 		}
@@ -15839,6 +21180,49 @@ func (m *SELinuxOptions) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ScaleIOPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ScaleIOPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ScaleIOPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ScaleIOPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Gateway = d.String()
+		case 2:
+			m.System = d.String()
+		case 3:
+			if m.SecretRef == nil {
+				m.SecretRef = new(SecretReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
+		case 4:
+			m.SSLEnabled = d.Uvarint() != 0
+		case 5:
+			m.ProtectionDomain = d.String()
+		case 6:
+			m.StoragePool = d.String()
+		case 7:
+			m.StorageMode = d.String()
+		case 8:
+			m.VolumeName = d.String()
+		case 9:
+			m.FSType = d.String()
+		case 10:
+			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ScaleIOVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "ScaleIOVolumeSource"))
 }
@@ -15874,6 +21258,59 @@ func (m *ScaleIOVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
 			m.FSType = d.String()
 		case 10:
 			m.ReadOnly = d.Uvarint() != 0
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ScopeSelector) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ScopeSelector"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ScopeSelector) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ScopeSelector")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.MatchExpressions == nil {
+				m.MatchExpressions = make([]ScopedResourceSelectorRequirement, 0, d.Count())
+			}
+			m.MatchExpressions = append(m.MatchExpressions, ScopedResourceSelectorRequirement{})
+			d.Sub(&sub)
+			d.Wrap(m.MatchExpressions[len(m.MatchExpressions)-1].UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ScopedResourceSelectorRequirement) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ScopedResourceSelectorRequirement"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ScopedResourceSelectorRequirement) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ScopedResourceSelectorRequirement")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.ScopeName = ResourceQuotaScope(d.String())
+		case 2:
+			m.Operator = ScopeSelectorOperator(d.String())
+		case 3:
+			if m.Values == nil {
+				m.Values = make([]string, 0, d.Count())
+			}
+			m.Values = append(m.Values, d.String())
 		default:
 			d.Skip()
 		}
@@ -16065,6 +21502,28 @@ func (m *SecretProjection) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *SecretReference) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SecretReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SecretReference")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Name = d.String()
+		case 2:
+			m.Namespace = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *SecretVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "SecretVolumeSource"))
 }
@@ -16164,6 +21623,28 @@ func (m *SecurityContext) UnmarshalFrom(d *pb.Decoder) error {
 			}
 			d.Sub(&sub)
 			d.Wrap(m.AppArmorProfile.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *SerializedReference) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "SerializedReference"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *SerializedReference) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("SerializedReference")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			d.Sub(&sub)
+			d.Wrap(m.Reference.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -16356,6 +21837,26 @@ func (m *ServicePort) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *ServiceProxyOptions) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceProxyOptions"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *ServiceProxyOptions) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("ServiceProxyOptions")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Path = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *ServiceSpec) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "ServiceSpec"))
 }
@@ -16523,6 +22024,39 @@ func (m *SleepAction) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *StorageOSPersistentVolumeSource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "StorageOSPersistentVolumeSource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *StorageOSPersistentVolumeSource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("StorageOSPersistentVolumeSource")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.VolumeName = d.String()
+		case 2:
+			m.VolumeNamespace = d.String()
+		case 3:
+			m.FSType = d.String()
+		case 4:
+			m.ReadOnly = d.Uvarint() != 0
+		case 5:
+			if m.SecretRef == nil {
+				m.SecretRef = new(ObjectReference)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.SecretRef.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *StorageOSVolumeSource) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "StorageOSVolumeSource"))
 }
@@ -16650,6 +22184,57 @@ func (m *Toleration) UnmarshalFrom(d *pb.Decoder) error {
 		case 5:
 			v := int64(d.Uvarint())
 			m.TolerationSeconds = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *TopologySelectorLabelRequirement) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "TopologySelectorLabelRequirement"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *TopologySelectorLabelRequirement) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("TopologySelectorLabelRequirement")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Key = d.String()
+		case 2:
+			if m.Values == nil {
+				m.Values = make([]string, 0, d.Count())
+			}
+			m.Values = append(m.Values, d.String())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *TopologySelectorTerm) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "TopologySelectorTerm"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *TopologySelectorTerm) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("TopologySelectorTerm")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.MatchLabelExpressions == nil {
+				m.MatchLabelExpressions = make([]TopologySelectorLabelRequirement, 0, d.Count())
+			}
+			m.MatchLabelExpressions = append(m.MatchLabelExpressions, TopologySelectorLabelRequirement{})
+			d.Sub(&sub)
+			d.Wrap(m.MatchLabelExpressions[len(m.MatchLabelExpressions)-1].UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}
@@ -16826,6 +22411,34 @@ func (m *VolumeHealthCondition) UnmarshalFrom(d *pb.Decoder) error {
 }
 
 // Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *VolumeHealthStatus) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeHealthStatus"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeHealthStatus) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeHealthStatus")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.HealthConditions == nil {
+				m.HealthConditions = make([]VolumeHealthCondition, 0, d.Count())
+			}
+			m.HealthConditions = append(m.HealthConditions, VolumeHealthCondition{})
+			d.Sub(&sub)
+			d.Wrap(m.HealthConditions[len(m.HealthConditions)-1].UnmarshalFrom(&sub))
+		case 2:
+			d.Wrap(m.LastTransitionTime.Unmarshal(d.Bytes()))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
 func (m *VolumeMount) Unmarshal(b []byte) error {
 	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeMount"))
 }
@@ -16891,6 +22504,31 @@ func (m *VolumeMountStatus) UnmarshalFrom(d *pb.Decoder) error {
 			}
 			d.Sub(&sub)
 			d.Wrap(m.VolumeStatus.UnmarshalFrom(&sub))
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *VolumeNodeAffinity) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "VolumeNodeAffinity"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *VolumeNodeAffinity) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("VolumeNodeAffinity")
+	var sub pb.Decoder
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			if m.Required == nil {
+				m.Required = new(NodeSelector)
+			}
+			d.Sub(&sub)
+			d.Wrap(m.Required.UnmarshalFrom(&sub))
 		default:
 			d.Skip()
 		}

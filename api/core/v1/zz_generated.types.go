@@ -54,8 +54,94 @@ type PersistentVolumeClaimVolumeSource struct {
 	ReadOnly  bool   `json:"readOnly,omitempty" protobuf:"varint,2,opt,name=readOnly"`
 }
 
+// PersistentVolumeSource is the core/v1 PersistentVolumeSource type of the Kubernetes API.
+type PersistentVolumeSource struct {
+	GCEPersistentDisk    *GCEPersistentDiskVolumeSource    `json:"gcePersistentDisk,omitempty" protobuf:"bytes,1,opt,name=gcePersistentDisk"`
+	AWSElasticBlockStore *AWSElasticBlockStoreVolumeSource `json:"awsElasticBlockStore,omitempty" protobuf:"bytes,2,opt,name=awsElasticBlockStore"`
+	HostPath             *HostPathVolumeSource             `json:"hostPath,omitempty" protobuf:"bytes,3,opt,name=hostPath"`
+	Glusterfs            *GlusterfsPersistentVolumeSource  `json:"glusterfs,omitempty" protobuf:"bytes,4,opt,name=glusterfs"`
+	NFS                  *NFSVolumeSource                  `json:"nfs,omitempty" protobuf:"bytes,5,opt,name=nfs"`
+	RBD                  *RBDPersistentVolumeSource        `json:"rbd,omitempty" protobuf:"bytes,6,opt,name=rbd"`
+	ISCSI                *ISCSIPersistentVolumeSource      `json:"iscsi,omitempty" protobuf:"bytes,7,opt,name=iscsi"`
+	Cinder               *CinderPersistentVolumeSource     `json:"cinder,omitempty" protobuf:"bytes,8,opt,name=cinder"`
+	CephFS               *CephFSPersistentVolumeSource     `json:"cephfs,omitempty" protobuf:"bytes,9,opt,name=cephfs"`
+	FC                   *FCVolumeSource                   `json:"fc,omitempty" protobuf:"bytes,10,opt,name=fc"`
+	Flocker              *FlockerVolumeSource              `json:"flocker,omitempty" protobuf:"bytes,11,opt,name=flocker"`
+	FlexVolume           *FlexPersistentVolumeSource       `json:"flexVolume,omitempty" protobuf:"bytes,12,opt,name=flexVolume"`
+	AzureFile            *AzureFilePersistentVolumeSource  `json:"azureFile,omitempty" protobuf:"bytes,13,opt,name=azureFile"`
+	VsphereVolume        *VsphereVirtualDiskVolumeSource   `json:"vsphereVolume,omitempty" protobuf:"bytes,14,opt,name=vsphereVolume"`
+	Quobyte              *QuobyteVolumeSource              `json:"quobyte,omitempty" protobuf:"bytes,15,opt,name=quobyte"`
+	AzureDisk            *AzureDiskVolumeSource            `json:"azureDisk,omitempty" protobuf:"bytes,16,opt,name=azureDisk"`
+	PhotonPersistentDisk *PhotonPersistentDiskVolumeSource `json:"photonPersistentDisk,omitempty" protobuf:"bytes,17,opt,name=photonPersistentDisk"`
+	PortworxVolume       *PortworxVolumeSource             `json:"portworxVolume,omitempty" protobuf:"bytes,18,opt,name=portworxVolume"`
+	ScaleIO              *ScaleIOPersistentVolumeSource    `json:"scaleIO,omitempty" protobuf:"bytes,19,opt,name=scaleIO"`
+	Local                *LocalVolumeSource                `json:"local,omitempty" protobuf:"bytes,20,opt,name=local"`
+	StorageOS            *StorageOSPersistentVolumeSource  `json:"storageos,omitempty" protobuf:"bytes,21,opt,name=storageos"`
+	CSI                  *CSIPersistentVolumeSource        `json:"csi,omitempty" protobuf:"bytes,22,opt,name=csi"`
+}
+
+// PersistentVolume is the core/v1 PersistentVolume type of the Kubernetes API.
+type PersistentVolume struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              PersistentVolumeSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status            PersistentVolumeStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// PersistentVolumeSpec is the core/v1 PersistentVolumeSpec type of the Kubernetes API.
+type PersistentVolumeSpec struct {
+	Capacity                      ResourceList `json:"capacity,omitempty" protobuf:"bytes,1,rep,name=capacity,casttype=ResourceList,castkey=ResourceName"`
+	PersistentVolumeSource        `json:",inline" protobuf:"bytes,2,opt,name=persistentVolumeSource"`
+	AccessModes                   []PersistentVolumeAccessMode  `json:"accessModes,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=accessModes,casttype=PersistentVolumeAccessMode"`
+	ClaimRef                      *ObjectReference              `json:"claimRef,omitempty" structType:"granular" protobuf:"bytes,4,opt,name=claimRef"`
+	PersistentVolumeReclaimPolicy PersistentVolumeReclaimPolicy `json:"persistentVolumeReclaimPolicy,omitempty" protobuf:"bytes,5,opt,name=persistentVolumeReclaimPolicy,casttype=PersistentVolumeReclaimPolicy"`
+	StorageClassName              string                        `json:"storageClassName,omitempty" protobuf:"bytes,6,opt,name=storageClassName"`
+	MountOptions                  []string                      `json:"mountOptions,omitempty" listType:"atomic" protobuf:"bytes,7,opt,name=mountOptions"`
+	VolumeMode                    *PersistentVolumeMode         `json:"volumeMode,omitempty" protobuf:"bytes,8,opt,name=volumeMode,casttype=PersistentVolumeMode"`
+	NodeAffinity                  *VolumeNodeAffinity           `json:"nodeAffinity,omitempty" protobuf:"bytes,9,opt,name=nodeAffinity"`
+	VolumeAttributesClassName     *string                       `json:"volumeAttributesClassName,omitempty" protobuf:"bytes,10,opt,name=volumeAttributesClassName"`
+}
+
+// VolumeNodeAffinity is the core/v1 VolumeNodeAffinity type of the Kubernetes API.
+type VolumeNodeAffinity struct {
+	Required *NodeSelector `json:"required,omitempty" structType:"atomic" protobuf:"bytes,1,opt,name=required"`
+}
+
+// PersistentVolumeReclaimPolicy is the core/v1 PersistentVolumeReclaimPolicy type of the Kubernetes API.
+type PersistentVolumeReclaimPolicy string
+
 // PersistentVolumeMode is the core/v1 PersistentVolumeMode type of the Kubernetes API.
 type PersistentVolumeMode string
+
+// PersistentVolumeStatus is the core/v1 PersistentVolumeStatus type of the Kubernetes API.
+type PersistentVolumeStatus struct {
+	Phase                   PersistentVolumePhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=PersistentVolumePhase"`
+	Message                 string                `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
+	Reason                  string                `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
+	LastPhaseTransitionTime *metav1.Time          `json:"lastPhaseTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastPhaseTransitionTime"`
+}
+
+// PersistentVolumeList is the core/v1 PersistentVolumeList type of the Kubernetes API.
+type PersistentVolumeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []PersistentVolume `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// PersistentVolumeClaim is the core/v1 PersistentVolumeClaim type of the Kubernetes API.
+type PersistentVolumeClaim struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              PersistentVolumeClaimSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status            PersistentVolumeClaimStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// PersistentVolumeClaimList is the core/v1 PersistentVolumeClaimList type of the Kubernetes API.
+type PersistentVolumeClaimList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []PersistentVolumeClaim `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
 
 // PersistentVolumeClaimSpec is the core/v1 PersistentVolumeClaimSpec type of the Kubernetes API.
 type PersistentVolumeClaimSpec struct {
@@ -78,6 +164,31 @@ type TypedObjectReference struct {
 	Namespace *string `json:"namespace,omitempty" protobuf:"bytes,4,opt,name=namespace"`
 }
 
+// PersistentVolumeClaimConditionType is the core/v1 PersistentVolumeClaimConditionType type of the Kubernetes API.
+type PersistentVolumeClaimConditionType string
+
+// ClaimResourceStatus is the core/v1 ClaimResourceStatus type of the Kubernetes API.
+type ClaimResourceStatus string
+
+// PersistentVolumeClaimModifyVolumeStatus is the core/v1 PersistentVolumeClaimModifyVolumeStatus type of the Kubernetes API.
+type PersistentVolumeClaimModifyVolumeStatus string
+
+// ModifyVolumeStatus is the core/v1 ModifyVolumeStatus type of the Kubernetes API.
+type ModifyVolumeStatus struct {
+	TargetVolumeAttributesClassName string                                  `json:"targetVolumeAttributesClassName,omitempty" protobuf:"bytes,1,opt,name=targetVolumeAttributesClassName"`
+	Status                          PersistentVolumeClaimModifyVolumeStatus `json:"status" protobuf:"bytes,2,opt,name=status,casttype=PersistentVolumeClaimModifyVolumeStatus"`
+}
+
+// PersistentVolumeClaimCondition is the core/v1 PersistentVolumeClaimCondition type of the Kubernetes API.
+type PersistentVolumeClaimCondition struct {
+	Type               PersistentVolumeClaimConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=PersistentVolumeClaimConditionType"`
+	Status             ConditionStatus                    `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
+	LastProbeTime      metav1.Time                        `json:"lastProbeTime,omitempty" protobuf:"bytes,3,opt,name=lastProbeTime"`
+	LastTransitionTime metav1.Time                        `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
+	Reason             string                             `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
+	Message            string                             `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
+}
+
 // VolumeHealthStatusType is the core/v1 VolumeHealthStatusType type of the Kubernetes API.
 type VolumeHealthStatusType string
 
@@ -88,6 +199,12 @@ type VolumeHealthCondition struct {
 	Message string                 `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 }
 
+// VolumeHealthStatus is the core/v1 VolumeHealthStatus type of the Kubernetes API.
+type VolumeHealthStatus struct {
+	HealthConditions   []VolumeHealthCondition `json:"healthConditions,omitempty" patchStrategy:"merge" patchMergeKey:"status" listType:"map" listMapKey:"status,reason" protobuf:"bytes,1,rep,name=healthConditions"`
+	LastTransitionTime metav1.Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,2,opt,name=lastTransitionTime"`
+}
+
 // PodVolumeHealth is the core/v1 PodVolumeHealth type of the Kubernetes API.
 type PodVolumeHealth struct {
 	Name               string                  `json:"name" protobuf:"bytes,1,opt,name=name"`
@@ -95,8 +212,27 @@ type PodVolumeHealth struct {
 	LastTransitionTime metav1.Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
 }
 
+// PersistentVolumeClaimStatus is the core/v1 PersistentVolumeClaimStatus type of the Kubernetes API.
+type PersistentVolumeClaimStatus struct {
+	Phase                            PersistentVolumeClaimPhase           `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=PersistentVolumeClaimPhase"`
+	AccessModes                      []PersistentVolumeAccessMode         `json:"accessModes,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=accessModes,casttype=PersistentVolumeAccessMode"`
+	Capacity                         ResourceList                         `json:"capacity,omitempty" protobuf:"bytes,3,rep,name=capacity,casttype=ResourceList,castkey=ResourceName"`
+	Conditions                       []PersistentVolumeClaimCondition     `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,4,rep,name=conditions"`
+	AllocatedResources               ResourceList                         `json:"allocatedResources,omitempty" protobuf:"bytes,5,rep,name=allocatedResources,casttype=ResourceList,castkey=ResourceName"`
+	AllocatedResourceStatuses        map[ResourceName]ClaimResourceStatus `json:"allocatedResourceStatuses,omitempty" mapType:"granular" protobuf:"bytes,7,rep,name=allocatedResourceStatuses"`
+	CurrentVolumeAttributesClassName *string                              `json:"currentVolumeAttributesClassName,omitempty" protobuf:"bytes,8,opt,name=currentVolumeAttributesClassName"`
+	ModifyVolumeStatus               *ModifyVolumeStatus                  `json:"modifyVolumeStatus,omitempty" protobuf:"bytes,9,opt,name=modifyVolumeStatus"`
+	HealthStatus                     *VolumeHealthStatus                  `json:"healthStatus,omitempty" protobuf:"bytes,10,opt,name=healthStatus"`
+}
+
 // PersistentVolumeAccessMode is the core/v1 PersistentVolumeAccessMode type of the Kubernetes API.
 type PersistentVolumeAccessMode string
+
+// PersistentVolumePhase is the core/v1 PersistentVolumePhase type of the Kubernetes API.
+type PersistentVolumePhase string
+
+// PersistentVolumeClaimPhase is the core/v1 PersistentVolumeClaimPhase type of the Kubernetes API.
+type PersistentVolumeClaimPhase string
 
 // HostPathType is the core/v1 HostPathType type of the Kubernetes API.
 type HostPathType string
@@ -121,6 +257,14 @@ type GlusterfsVolumeSource struct {
 	ReadOnly      bool   `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
 }
 
+// GlusterfsPersistentVolumeSource is the core/v1 GlusterfsPersistentVolumeSource type of the Kubernetes API.
+type GlusterfsPersistentVolumeSource struct {
+	EndpointsName      string  `json:"endpoints" protobuf:"bytes,1,opt,name=endpoints"`
+	Path               string  `json:"path" protobuf:"bytes,2,opt,name=path"`
+	ReadOnly           bool    `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
+	EndpointsNamespace *string `json:"endpointsNamespace,omitempty" protobuf:"bytes,4,opt,name=endpointsNamespace"`
+}
+
 // RBDVolumeSource is the core/v1 RBDVolumeSource type of the Kubernetes API.
 type RBDVolumeSource struct {
 	CephMonitors []string              `json:"monitors" listType:"atomic" protobuf:"bytes,1,rep,name=monitors"`
@@ -133,12 +277,32 @@ type RBDVolumeSource struct {
 	ReadOnly     bool                  `json:"readOnly,omitempty" protobuf:"varint,8,opt,name=readOnly"`
 }
 
+// RBDPersistentVolumeSource is the core/v1 RBDPersistentVolumeSource type of the Kubernetes API.
+type RBDPersistentVolumeSource struct {
+	CephMonitors []string         `json:"monitors" listType:"atomic" protobuf:"bytes,1,rep,name=monitors"`
+	RBDImage     string           `json:"image" protobuf:"bytes,2,opt,name=image"`
+	FSType       string           `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
+	RBDPool      string           `json:"pool,omitempty" default:"\"rbd\"" protobuf:"bytes,4,opt,name=pool"`
+	RadosUser    string           `json:"user,omitempty" default:"\"admin\"" protobuf:"bytes,5,opt,name=user"`
+	Keyring      string           `json:"keyring,omitempty" default:"\"/etc/ceph/keyring\"" protobuf:"bytes,6,opt,name=keyring"`
+	SecretRef    *SecretReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,7,opt,name=secretRef"`
+	ReadOnly     bool             `json:"readOnly,omitempty" protobuf:"varint,8,opt,name=readOnly"`
+}
+
 // CinderVolumeSource is the core/v1 CinderVolumeSource type of the Kubernetes API.
 type CinderVolumeSource struct {
 	VolumeID  string                `json:"volumeID" protobuf:"bytes,1,opt,name=volumeID"`
 	FSType    string                `json:"fsType,omitempty" protobuf:"bytes,2,opt,name=fsType"`
 	ReadOnly  bool                  `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
 	SecretRef *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=secretRef"`
+}
+
+// CinderPersistentVolumeSource is the core/v1 CinderPersistentVolumeSource type of the Kubernetes API.
+type CinderPersistentVolumeSource struct {
+	VolumeID  string           `json:"volumeID" protobuf:"bytes,1,opt,name=volumeID"`
+	FSType    string           `json:"fsType,omitempty" protobuf:"bytes,2,opt,name=fsType"`
+	ReadOnly  bool             `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
+	SecretRef *SecretReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,4,opt,name=secretRef"`
 }
 
 // CephFSVolumeSource is the core/v1 CephFSVolumeSource type of the Kubernetes API.
@@ -149,6 +313,22 @@ type CephFSVolumeSource struct {
 	SecretFile string                `json:"secretFile,omitempty" protobuf:"bytes,4,opt,name=secretFile"`
 	SecretRef  *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=secretRef"`
 	ReadOnly   bool                  `json:"readOnly,omitempty" protobuf:"varint,6,opt,name=readOnly"`
+}
+
+// SecretReference is the core/v1 SecretReference type of the Kubernetes API.
+type SecretReference struct {
+	Name      string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
+}
+
+// CephFSPersistentVolumeSource is the core/v1 CephFSPersistentVolumeSource type of the Kubernetes API.
+type CephFSPersistentVolumeSource struct {
+	Monitors   []string         `json:"monitors" listType:"atomic" protobuf:"bytes,1,rep,name=monitors"`
+	Path       string           `json:"path,omitempty" protobuf:"bytes,2,opt,name=path"`
+	User       string           `json:"user,omitempty" protobuf:"bytes,3,opt,name=user"`
+	SecretFile string           `json:"secretFile,omitempty" protobuf:"bytes,4,opt,name=secretFile"`
+	SecretRef  *SecretReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=secretRef"`
+	ReadOnly   bool             `json:"readOnly,omitempty" protobuf:"varint,6,opt,name=readOnly"`
 }
 
 // FlockerVolumeSource is the core/v1 FlockerVolumeSource type of the Kubernetes API.
@@ -179,6 +359,15 @@ type QuobyteVolumeSource struct {
 	User     string `json:"user,omitempty" protobuf:"bytes,4,opt,name=user"`
 	Group    string `json:"group,omitempty" protobuf:"bytes,5,opt,name=group"`
 	Tenant   string `json:"tenant,omitempty" protobuf:"bytes,6,opt,name=tenant"`
+}
+
+// FlexPersistentVolumeSource is the core/v1 FlexPersistentVolumeSource type of the Kubernetes API.
+type FlexPersistentVolumeSource struct {
+	Driver    string            `json:"driver" protobuf:"bytes,1,opt,name=driver"`
+	FSType    string            `json:"fsType,omitempty" protobuf:"bytes,2,opt,name=fsType"`
+	SecretRef *SecretReference  `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,3,opt,name=secretRef"`
+	ReadOnly  bool              `json:"readOnly,omitempty" protobuf:"varint,4,opt,name=readOnly"`
+	Options   map[string]string `json:"options,omitempty" protobuf:"bytes,5,rep,name=options"`
 }
 
 // FlexVolumeSource is the core/v1 FlexVolumeSource type of the Kubernetes API.
@@ -243,6 +432,21 @@ type ISCSIVolumeSource struct {
 	InitiatorName     *string               `json:"initiatorName,omitempty" protobuf:"bytes,12,opt,name=initiatorName"`
 }
 
+// ISCSIPersistentVolumeSource is the core/v1 ISCSIPersistentVolumeSource type of the Kubernetes API.
+type ISCSIPersistentVolumeSource struct {
+	TargetPortal      string           `json:"targetPortal" protobuf:"bytes,1,opt,name=targetPortal"`
+	IQN               string           `json:"iqn" protobuf:"bytes,2,opt,name=iqn"`
+	Lun               int32            `json:"lun" protobuf:"varint,3,opt,name=lun"`
+	ISCSIInterface    string           `json:"iscsiInterface,omitempty" default:"\"default\"" protobuf:"bytes,4,opt,name=iscsiInterface"`
+	FSType            string           `json:"fsType,omitempty" protobuf:"bytes,5,opt,name=fsType"`
+	ReadOnly          bool             `json:"readOnly,omitempty" protobuf:"varint,6,opt,name=readOnly"`
+	Portals           []string         `json:"portals,omitempty" listType:"atomic" protobuf:"bytes,7,opt,name=portals"`
+	DiscoveryCHAPAuth bool             `json:"chapAuthDiscovery,omitempty" protobuf:"varint,8,opt,name=chapAuthDiscovery"`
+	SessionCHAPAuth   bool             `json:"chapAuthSession,omitempty" protobuf:"varint,11,opt,name=chapAuthSession"`
+	SecretRef         *SecretReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,10,opt,name=secretRef"`
+	InitiatorName     *string          `json:"initiatorName,omitempty" protobuf:"bytes,12,opt,name=initiatorName"`
+}
+
 // FCVolumeSource is the core/v1 FCVolumeSource type of the Kubernetes API.
 type FCVolumeSource struct {
 	TargetWWNs []string `json:"targetWWNs,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=targetWWNs"`
@@ -257,6 +461,14 @@ type AzureFileVolumeSource struct {
 	SecretName string `json:"secretName" protobuf:"bytes,1,opt,name=secretName"`
 	ShareName  string `json:"shareName" protobuf:"bytes,2,opt,name=shareName"`
 	ReadOnly   bool   `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
+}
+
+// AzureFilePersistentVolumeSource is the core/v1 AzureFilePersistentVolumeSource type of the Kubernetes API.
+type AzureFilePersistentVolumeSource struct {
+	SecretName      string  `json:"secretName" protobuf:"bytes,1,opt,name=secretName"`
+	ShareName       string  `json:"shareName" protobuf:"bytes,2,opt,name=shareName"`
+	ReadOnly        bool    `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
+	SecretNamespace *string `json:"secretNamespace" optional:"true" protobuf:"bytes,4,opt,name=secretNamespace"`
 }
 
 // VsphereVirtualDiskVolumeSource is the core/v1 VsphereVirtualDiskVolumeSource type of the Kubernetes API.
@@ -310,6 +522,20 @@ type ScaleIOVolumeSource struct {
 	ReadOnly         bool                  `json:"readOnly,omitempty" protobuf:"varint,10,opt,name=readOnly"`
 }
 
+// ScaleIOPersistentVolumeSource is the core/v1 ScaleIOPersistentVolumeSource type of the Kubernetes API.
+type ScaleIOPersistentVolumeSource struct {
+	Gateway          string           `json:"gateway" protobuf:"bytes,1,opt,name=gateway"`
+	System           string           `json:"system" protobuf:"bytes,2,opt,name=system"`
+	SecretRef        *SecretReference `json:"secretRef" structType:"atomic" protobuf:"bytes,3,opt,name=secretRef"`
+	SSLEnabled       bool             `json:"sslEnabled,omitempty" protobuf:"varint,4,opt,name=sslEnabled"`
+	ProtectionDomain string           `json:"protectionDomain,omitempty" protobuf:"bytes,5,opt,name=protectionDomain"`
+	StoragePool      string           `json:"storagePool,omitempty" protobuf:"bytes,6,opt,name=storagePool"`
+	StorageMode      string           `json:"storageMode,omitempty" default:"\"ThinProvisioned\"" protobuf:"bytes,7,opt,name=storageMode"`
+	VolumeName       string           `json:"volumeName,omitempty" protobuf:"bytes,8,opt,name=volumeName"`
+	FSType           string           `json:"fsType,omitempty" default:"\"xfs\"" protobuf:"bytes,9,opt,name=fsType"`
+	ReadOnly         bool             `json:"readOnly,omitempty" protobuf:"varint,10,opt,name=readOnly"`
+}
+
 // StorageOSVolumeSource is the core/v1 StorageOSVolumeSource type of the Kubernetes API.
 type StorageOSVolumeSource struct {
 	VolumeName      string                `json:"volumeName,omitempty" protobuf:"bytes,1,opt,name=volumeName"`
@@ -317,6 +543,15 @@ type StorageOSVolumeSource struct {
 	FSType          string                `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
 	ReadOnly        bool                  `json:"readOnly,omitempty" protobuf:"varint,4,opt,name=readOnly"`
 	SecretRef       *LocalObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=secretRef"`
+}
+
+// StorageOSPersistentVolumeSource is the core/v1 StorageOSPersistentVolumeSource type of the Kubernetes API.
+type StorageOSPersistentVolumeSource struct {
+	VolumeName      string           `json:"volumeName,omitempty" protobuf:"bytes,1,opt,name=volumeName"`
+	VolumeNamespace string           `json:"volumeNamespace,omitempty" protobuf:"bytes,2,opt,name=volumeNamespace"`
+	FSType          string           `json:"fsType,omitempty" protobuf:"bytes,3,opt,name=fsType"`
+	ReadOnly        bool             `json:"readOnly,omitempty" protobuf:"varint,4,opt,name=readOnly"`
+	SecretRef       *ObjectReference `json:"secretRef,omitempty" structType:"atomic" protobuf:"bytes,5,opt,name=secretRef"`
 }
 
 // ConfigMapVolumeSource is the core/v1 ConfigMapVolumeSource type of the Kubernetes API.
@@ -390,6 +625,26 @@ type KeyToPath struct {
 	User *int64 `json:"user,omitempty" protobuf:"varint,4,opt,name=user"`
 }
 
+// LocalVolumeSource is the core/v1 LocalVolumeSource type of the Kubernetes API.
+type LocalVolumeSource struct {
+	Path   string  `json:"path" protobuf:"bytes,1,opt,name=path"`
+	FSType *string `json:"fsType,omitempty" protobuf:"bytes,2,opt,name=fsType"`
+}
+
+// CSIPersistentVolumeSource is the core/v1 CSIPersistentVolumeSource type of the Kubernetes API.
+type CSIPersistentVolumeSource struct {
+	Driver                     string            `json:"driver" protobuf:"bytes,1,opt,name=driver"`
+	VolumeHandle               string            `json:"volumeHandle" protobuf:"bytes,2,opt,name=volumeHandle"`
+	ReadOnly                   bool              `json:"readOnly,omitempty" protobuf:"varint,3,opt,name=readOnly"`
+	FSType                     string            `json:"fsType,omitempty" protobuf:"bytes,4,opt,name=fsType"`
+	VolumeAttributes           map[string]string `json:"volumeAttributes,omitempty" protobuf:"bytes,5,rep,name=volumeAttributes"`
+	ControllerPublishSecretRef *SecretReference  `json:"controllerPublishSecretRef,omitempty" structType:"atomic" protobuf:"bytes,6,opt,name=controllerPublishSecretRef"`
+	NodeStageSecretRef         *SecretReference  `json:"nodeStageSecretRef,omitempty" structType:"atomic" protobuf:"bytes,7,opt,name=nodeStageSecretRef"`
+	NodePublishSecretRef       *SecretReference  `json:"nodePublishSecretRef,omitempty" structType:"atomic" protobuf:"bytes,8,opt,name=nodePublishSecretRef"`
+	ControllerExpandSecretRef  *SecretReference  `json:"controllerExpandSecretRef,omitempty" structType:"atomic" protobuf:"bytes,9,opt,name=controllerExpandSecretRef"`
+	NodeExpandSecretRef        *SecretReference  `json:"nodeExpandSecretRef,omitempty" structType:"atomic" protobuf:"bytes,10,opt,name=nodeExpandSecretRef"`
+}
+
 // CSIVolumeSource is the core/v1 CSIVolumeSource type of the Kubernetes API.
 type CSIVolumeSource struct {
 	Driver               string                `json:"driver" protobuf:"bytes,1,opt,name=driver"`
@@ -430,6 +685,9 @@ type VolumeMount struct {
 	SubPathExpr       string                 `json:"subPathExpr,omitempty" protobuf:"bytes,6,opt,name=subPathExpr"`
 	BindMountOptions  []string               `json:"bindMountOptions,omitempty" listType:"set" protobuf:"bytes,8,rep,name=bindMountOptions"`
 }
+
+// BindMountOption is the core/v1 BindMountOption type of the Kubernetes API.
+type BindMountOption string
 
 // MountPropagationMode is the core/v1 MountPropagationMode type of the Kubernetes API.
 type MountPropagationMode string
@@ -842,6 +1100,17 @@ type NodeSelectorRequirement struct {
 // NodeSelectorOperator is the core/v1 NodeSelectorOperator type of the Kubernetes API.
 type NodeSelectorOperator string
 
+// TopologySelectorTerm is the core/v1 TopologySelectorTerm type of the Kubernetes API.
+type TopologySelectorTerm struct {
+	MatchLabelExpressions []TopologySelectorLabelRequirement `json:"matchLabelExpressions,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=matchLabelExpressions"`
+}
+
+// TopologySelectorLabelRequirement is the core/v1 TopologySelectorLabelRequirement type of the Kubernetes API.
+type TopologySelectorLabelRequirement struct {
+	Key    string   `json:"key" protobuf:"bytes,1,opt,name=key"`
+	Values []string `json:"values" listType:"atomic" protobuf:"bytes,2,rep,name=values"`
+}
+
 // Affinity is the core/v1 Affinity type of the Kubernetes API.
 type Affinity struct {
 	NodeAffinity    *NodeAffinity    `json:"nodeAffinity,omitempty" protobuf:"bytes,1,opt,name=nodeAffinity"`
@@ -1190,6 +1459,65 @@ type PodTemplateSpec struct {
 	Spec              PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
+// PodTemplate is the core/v1 PodTemplate type of the Kubernetes API.
+type PodTemplate struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Template          PodTemplateSpec `json:"template,omitempty" protobuf:"bytes,2,opt,name=template"`
+}
+
+// PodTemplateList is the core/v1 PodTemplateList type of the Kubernetes API.
+type PodTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []PodTemplate `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// ReplicationControllerSpec is the core/v1 ReplicationControllerSpec type of the Kubernetes API.
+type ReplicationControllerSpec struct {
+	Replicas        *int32            `json:"replicas,omitempty" default:"1" protobuf:"varint,1,opt,name=replicas"`
+	MinReadySeconds int32             `json:"minReadySeconds,omitempty" default:"0" protobuf:"varint,4,opt,name=minReadySeconds"`
+	Selector        map[string]string `json:"selector,omitempty" mapType:"atomic" protobuf:"bytes,2,rep,name=selector"`
+	Template        *PodTemplateSpec  `json:"template,omitempty" protobuf:"bytes,3,opt,name=template"`
+}
+
+// ReplicationControllerStatus is the core/v1 ReplicationControllerStatus type of the Kubernetes API.
+type ReplicationControllerStatus struct {
+	Replicas             int32                            `json:"replicas" protobuf:"varint,1,opt,name=replicas"`
+	FullyLabeledReplicas int32                            `json:"fullyLabeledReplicas,omitempty" protobuf:"varint,2,opt,name=fullyLabeledReplicas"`
+	ReadyReplicas        int32                            `json:"readyReplicas,omitempty" protobuf:"varint,4,opt,name=readyReplicas"`
+	AvailableReplicas    int32                            `json:"availableReplicas,omitempty" protobuf:"varint,5,opt,name=availableReplicas"`
+	ObservedGeneration   int64                            `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
+	Conditions           []ReplicationControllerCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,6,rep,name=conditions"`
+}
+
+// ReplicationControllerConditionType is the core/v1 ReplicationControllerConditionType type of the Kubernetes API.
+type ReplicationControllerConditionType string
+
+// ReplicationControllerCondition is the core/v1 ReplicationControllerCondition type of the Kubernetes API.
+type ReplicationControllerCondition struct {
+	Type               ReplicationControllerConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=ReplicationControllerConditionType"`
+	Status             ConditionStatus                    `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
+	LastTransitionTime metav1.Time                        `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
+	Reason             string                             `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	Message            string                             `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
+
+// ReplicationController is the core/v1 ReplicationController type of the Kubernetes API.
+type ReplicationController struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              ReplicationControllerSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status            ReplicationControllerStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// ReplicationControllerList is the core/v1 ReplicationControllerList type of the Kubernetes API.
+type ReplicationControllerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ReplicationController `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
 // ServiceAffinity is the core/v1 ServiceAffinity type of the Kubernetes API.
 type ServiceAffinity string
 
@@ -1209,8 +1537,14 @@ type ServiceType string
 // ServiceInternalTrafficPolicy is the core/v1 ServiceInternalTrafficPolicy type of the Kubernetes API.
 type ServiceInternalTrafficPolicy string
 
+// ServiceInternalTrafficPolicyType is the core/v1 ServiceInternalTrafficPolicyType type of the Kubernetes API.
+type ServiceInternalTrafficPolicyType ServiceInternalTrafficPolicy
+
 // ServiceExternalTrafficPolicy is the core/v1 ServiceExternalTrafficPolicy type of the Kubernetes API.
 type ServiceExternalTrafficPolicy string
+
+// ServiceExternalTrafficPolicyType is the core/v1 ServiceExternalTrafficPolicyType type of the Kubernetes API.
+type ServiceExternalTrafficPolicyType ServiceExternalTrafficPolicy
 
 // ServiceStatus is the core/v1 ServiceStatus type of the Kubernetes API.
 type ServiceStatus struct {
@@ -1236,6 +1570,9 @@ type IPFamily string
 
 // IPFamilyPolicy is the core/v1 IPFamilyPolicy type of the Kubernetes API.
 type IPFamilyPolicy string
+
+// IPFamilyPolicyType is the core/v1 IPFamilyPolicyType type of the Kubernetes API.
+type IPFamilyPolicyType IPFamilyPolicy
 
 // ServiceSpec is the core/v1 ServiceSpec type of the Kubernetes API.
 type ServiceSpec struct {
@@ -1453,6 +1790,24 @@ type AttachedVolume struct {
 	DevicePath string           `json:"devicePath" protobuf:"bytes,2,rep,name=devicePath"`
 }
 
+// AvoidPods is the core/v1 AvoidPods type of the Kubernetes API.
+type AvoidPods struct {
+	PreferAvoidPods []PreferAvoidPodsEntry `json:"preferAvoidPods,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=preferAvoidPods"`
+}
+
+// PreferAvoidPodsEntry is the core/v1 PreferAvoidPodsEntry type of the Kubernetes API.
+type PreferAvoidPodsEntry struct {
+	PodSignature PodSignature `json:"podSignature" protobuf:"bytes,1,opt,name=podSignature"`
+	EvictionTime metav1.Time  `json:"evictionTime,omitempty" protobuf:"bytes,2,opt,name=evictionTime"`
+	Reason       string       `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
+	Message      string       `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
+}
+
+// PodSignature is the core/v1 PodSignature type of the Kubernetes API.
+type PodSignature struct {
+	PodController *metav1.OwnerReference `json:"podController,omitempty" structType:"atomic" protobuf:"bytes,1,opt,name=podController"`
+}
+
 // ContainerImage is the core/v1 ContainerImage type of the Kubernetes API.
 type ContainerImage struct {
 	Names     []string `json:"names" listType:"atomic" optional:"true" protobuf:"bytes,1,rep,name=names"`
@@ -1549,6 +1904,78 @@ type NamespaceList struct {
 	Items           []Namespace `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
+// Binding is the core/v1 Binding type of the Kubernetes API.
+type Binding struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Target            ObjectReference `json:"target" structType:"atomic" protobuf:"bytes,2,opt,name=target"`
+}
+
+// Preconditions is the core/v1 Preconditions type of the Kubernetes API.
+type Preconditions struct {
+	UID *metav1.UID `json:"uid,omitempty" protobuf:"bytes,1,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
+}
+
+// PodLogOptions is the core/v1 PodLogOptions type of the Kubernetes API.
+type PodLogOptions struct {
+	metav1.TypeMeta              `json:",inline"`
+	Container                    string       `json:"container,omitempty" protobuf:"bytes,1,opt,name=container"`
+	Follow                       bool         `json:"follow,omitempty" protobuf:"varint,2,opt,name=follow"`
+	Previous                     bool         `json:"previous,omitempty" protobuf:"varint,3,opt,name=previous"`
+	SinceSeconds                 *int64       `json:"sinceSeconds,omitempty" protobuf:"varint,4,opt,name=sinceSeconds"`
+	SinceTime                    *metav1.Time `json:"sinceTime,omitempty" protobuf:"bytes,5,opt,name=sinceTime"`
+	Timestamps                   bool         `json:"timestamps,omitempty" protobuf:"varint,6,opt,name=timestamps"`
+	TailLines                    *int64       `json:"tailLines,omitempty" protobuf:"varint,7,opt,name=tailLines"`
+	LimitBytes                   *int64       `json:"limitBytes,omitempty" protobuf:"varint,8,opt,name=limitBytes"`
+	InsecureSkipTLSVerifyBackend bool         `json:"insecureSkipTLSVerifyBackend,omitempty" protobuf:"varint,9,opt,name=insecureSkipTLSVerifyBackend"`
+	Stream                       *string      `json:"stream,omitempty" protobuf:"varint,10,opt,name=stream"`
+}
+
+// PodAttachOptions is the core/v1 PodAttachOptions type of the Kubernetes API.
+type PodAttachOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	Stdin           bool   `json:"stdin,omitempty" protobuf:"varint,1,opt,name=stdin"`
+	Stdout          bool   `json:"stdout,omitempty" protobuf:"varint,2,opt,name=stdout"`
+	Stderr          bool   `json:"stderr,omitempty" protobuf:"varint,3,opt,name=stderr"`
+	TTY             bool   `json:"tty,omitempty" protobuf:"varint,4,opt,name=tty"`
+	Container       string `json:"container,omitempty" protobuf:"bytes,5,opt,name=container"`
+}
+
+// PodExecOptions is the core/v1 PodExecOptions type of the Kubernetes API.
+type PodExecOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	Stdin           bool     `json:"stdin,omitempty" protobuf:"varint,1,opt,name=stdin"`
+	Stdout          bool     `json:"stdout,omitempty" protobuf:"varint,2,opt,name=stdout"`
+	Stderr          bool     `json:"stderr,omitempty" protobuf:"varint,3,opt,name=stderr"`
+	TTY             bool     `json:"tty,omitempty" protobuf:"varint,4,opt,name=tty"`
+	Container       string   `json:"container,omitempty" protobuf:"bytes,5,opt,name=container"`
+	Command         []string `json:"command" listType:"atomic" protobuf:"bytes,6,rep,name=command"`
+}
+
+// PodPortForwardOptions is the core/v1 PodPortForwardOptions type of the Kubernetes API.
+type PodPortForwardOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	Ports           []int32 `json:"ports,omitempty" listType:"atomic" protobuf:"varint,1,rep,name=ports"`
+}
+
+// PodProxyOptions is the core/v1 PodProxyOptions type of the Kubernetes API.
+type PodProxyOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	Path            string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
+}
+
+// NodeProxyOptions is the core/v1 NodeProxyOptions type of the Kubernetes API.
+type NodeProxyOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	Path            string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
+}
+
+// ServiceProxyOptions is the core/v1 ServiceProxyOptions type of the Kubernetes API.
+type ServiceProxyOptions struct {
+	metav1.TypeMeta `json:",inline"`
+	Path            string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
+}
+
 // ObjectReference is the core/v1 ObjectReference type of the Kubernetes API.
 type ObjectReference struct {
 	Kind            string     `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
@@ -1570,6 +1997,12 @@ type TypedLocalObjectReference struct {
 	APIGroup *string `json:"apiGroup" optional:"true" protobuf:"bytes,1,opt,name=apiGroup"`
 	Kind     string  `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 	Name     string  `json:"name" protobuf:"bytes,3,opt,name=name"`
+}
+
+// SerializedReference is the core/v1 SerializedReference type of the Kubernetes API.
+type SerializedReference struct {
+	metav1.TypeMeta `json:",inline"`
+	Reference       ObjectReference `json:"reference,omitempty" structType:"atomic" protobuf:"bytes,1,opt,name=reference"`
 }
 
 // EventSource is the core/v1 EventSource type of the Kubernetes API.
@@ -1611,6 +2044,87 @@ type EventList struct {
 	Items           []Event `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
+// List is the core/v1 List type of the Kubernetes API.
+type List metav1.List
+
+// LimitType is the core/v1 LimitType type of the Kubernetes API.
+type LimitType string
+
+// LimitRangeItem is the core/v1 LimitRangeItem type of the Kubernetes API.
+type LimitRangeItem struct {
+	Type                 LimitType    `json:"type" protobuf:"bytes,1,opt,name=type,casttype=LimitType"`
+	Max                  ResourceList `json:"max,omitempty" protobuf:"bytes,2,rep,name=max,casttype=ResourceList,castkey=ResourceName"`
+	Min                  ResourceList `json:"min,omitempty" protobuf:"bytes,3,rep,name=min,casttype=ResourceList,castkey=ResourceName"`
+	Default              ResourceList `json:"default,omitempty" protobuf:"bytes,4,rep,name=default,casttype=ResourceList,castkey=ResourceName"`
+	DefaultRequest       ResourceList `json:"defaultRequest,omitempty" protobuf:"bytes,5,rep,name=defaultRequest,casttype=ResourceList,castkey=ResourceName"`
+	MaxLimitRequestRatio ResourceList `json:"maxLimitRequestRatio,omitempty" protobuf:"bytes,6,rep,name=maxLimitRequestRatio,casttype=ResourceList,castkey=ResourceName"`
+}
+
+// LimitRangeSpec is the core/v1 LimitRangeSpec type of the Kubernetes API.
+type LimitRangeSpec struct {
+	Limits []LimitRangeItem `json:"limits" listType:"atomic" protobuf:"bytes,1,rep,name=limits"`
+}
+
+// LimitRange is the core/v1 LimitRange type of the Kubernetes API.
+type LimitRange struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              LimitRangeSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// LimitRangeList is the core/v1 LimitRangeList type of the Kubernetes API.
+type LimitRangeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []LimitRange `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// ResourceQuotaScope is the core/v1 ResourceQuotaScope type of the Kubernetes API.
+type ResourceQuotaScope string
+
+// ResourceQuotaSpec is the core/v1 ResourceQuotaSpec type of the Kubernetes API.
+type ResourceQuotaSpec struct {
+	Hard          ResourceList         `json:"hard,omitempty" protobuf:"bytes,1,rep,name=hard,casttype=ResourceList,castkey=ResourceName"`
+	Scopes        []ResourceQuotaScope `json:"scopes,omitempty" listType:"atomic" protobuf:"bytes,2,rep,name=scopes,casttype=ResourceQuotaScope"`
+	ScopeSelector *ScopeSelector       `json:"scopeSelector,omitempty" structType:"atomic" protobuf:"bytes,3,opt,name=scopeSelector"`
+}
+
+// ScopeSelector is the core/v1 ScopeSelector type of the Kubernetes API.
+type ScopeSelector struct {
+	MatchExpressions []ScopedResourceSelectorRequirement `json:"matchExpressions,omitempty" listType:"atomic" protobuf:"bytes,1,rep,name=matchExpressions"`
+}
+
+// ScopedResourceSelectorRequirement is the core/v1 ScopedResourceSelectorRequirement type of the Kubernetes API.
+type ScopedResourceSelectorRequirement struct {
+	ScopeName ResourceQuotaScope    `json:"scopeName" protobuf:"bytes,1,opt,name=scopeName"`
+	Operator  ScopeSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=ScopedResourceSelectorOperator"`
+	Values    []string              `json:"values,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=values"`
+}
+
+// ScopeSelectorOperator is the core/v1 ScopeSelectorOperator type of the Kubernetes API.
+type ScopeSelectorOperator string
+
+// ResourceQuotaStatus is the core/v1 ResourceQuotaStatus type of the Kubernetes API.
+type ResourceQuotaStatus struct {
+	Hard ResourceList `json:"hard,omitempty" protobuf:"bytes,1,rep,name=hard,casttype=ResourceList,castkey=ResourceName"`
+	Used ResourceList `json:"used,omitempty" protobuf:"bytes,2,rep,name=used,casttype=ResourceList,castkey=ResourceName"`
+}
+
+// ResourceQuota is the core/v1 ResourceQuota type of the Kubernetes API.
+type ResourceQuota struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              ResourceQuotaSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status            ResourceQuotaStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// ResourceQuotaList is the core/v1 ResourceQuotaList type of the Kubernetes API.
+type ResourceQuotaList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ResourceQuota `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
 // Secret is the core/v1 Secret type of the Kubernetes API.
 type Secret struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -1645,6 +2159,31 @@ type ConfigMapList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	Items           []ConfigMap `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// ComponentConditionType is the core/v1 ComponentConditionType type of the Kubernetes API.
+type ComponentConditionType string
+
+// ComponentCondition is the core/v1 ComponentCondition type of the Kubernetes API.
+type ComponentCondition struct {
+	Type    ComponentConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=ComponentConditionType"`
+	Status  ConditionStatus        `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
+	Message string                 `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
+	Error   string                 `json:"error,omitempty" protobuf:"bytes,4,opt,name=error"`
+}
+
+// ComponentStatus is the core/v1 ComponentStatus type of the Kubernetes API.
+type ComponentStatus struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Conditions        []ComponentCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" listMapKey:"type" protobuf:"bytes,2,rep,name=conditions"`
+}
+
+// ComponentStatusList is the core/v1 ComponentStatusList type of the Kubernetes API.
+type ComponentStatusList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []ComponentStatus `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // DownwardAPIVolumeSource is the core/v1 DownwardAPIVolumeSource type of the Kubernetes API.
@@ -1703,6 +2242,14 @@ type WindowsSecurityContextOptions struct {
 	HostProcess            *bool   `json:"hostProcess,omitempty" protobuf:"bytes,4,opt,name=hostProcess"`
 }
 
+// RangeAllocation is the core/v1 RangeAllocation type of the Kubernetes API.
+type RangeAllocation struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Range             string `json:"range" protobuf:"bytes,2,opt,name=range"`
+	Data              []byte `json:"data" protobuf:"bytes,3,opt,name=data"`
+}
+
 // Sysctl is the core/v1 Sysctl type of the Kubernetes API.
 type Sysctl struct {
 	Name  string `json:"name" protobuf:"bytes,1,opt,name=name"`
@@ -1748,265 +2295,310 @@ type NodeAllocatableOverheadResources struct {
 
 // Enumerated values of the types above, as Kubernetes names them.
 const (
-	PersistentVolumeBlock                          PersistentVolumeMode                    = "Block"
-	PersistentVolumeFilesystem                     PersistentVolumeMode                    = "Filesystem"
-	VolumeHealthInaccessible                       VolumeHealthStatusType                  = "Inaccessible"
-	VolumeHealthDataLoss                           VolumeHealthStatusType                  = "DataLoss"
-	VolumeHealthDegraded                           VolumeHealthStatusType                  = "Degraded"
-	ReadWriteOnce                                  PersistentVolumeAccessMode              = "ReadWriteOnce"
-	ReadOnlyMany                                   PersistentVolumeAccessMode              = "ReadOnlyMany"
-	ReadWriteMany                                  PersistentVolumeAccessMode              = "ReadWriteMany"
-	ReadWriteOncePod                               PersistentVolumeAccessMode              = "ReadWriteOncePod"
-	HostPathUnset                                  HostPathType                            = ""
-	HostPathDirectoryOrCreate                      HostPathType                            = "DirectoryOrCreate"
-	HostPathDirectory                              HostPathType                            = "Directory"
-	HostPathFileOrCreate                           HostPathType                            = "FileOrCreate"
-	HostPathFile                                   HostPathType                            = "File"
-	HostPathSocket                                 HostPathType                            = "Socket"
-	HostPathCharDev                                HostPathType                            = "CharDevice"
-	HostPathBlockDev                               HostPathType                            = "BlockDevice"
-	StorageMediumDefault                           StorageMedium                           = ""
-	StorageMediumMemory                            StorageMedium                           = "Memory"
-	StorageMediumHugePages                         StorageMedium                           = "HugePages"
-	StorageMediumHugePagesPrefix                   StorageMedium                           = "HugePages-"
-	ProtocolTCP                                    Protocol                                = "TCP"
-	ProtocolUDP                                    Protocol                                = "UDP"
-	ProtocolSCTP                                   Protocol                                = "SCTP"
-	AzureDataDiskCachingNone                       AzureDataDiskCachingMode                = "None"
-	AzureDataDiskCachingReadOnly                   AzureDataDiskCachingMode                = "ReadOnly"
-	AzureDataDiskCachingReadWrite                  AzureDataDiskCachingMode                = "ReadWrite"
-	AzureSharedBlobDisk                            AzureDataDiskKind                       = "Shared"
-	AzureDedicatedBlobDisk                         AzureDataDiskKind                       = "Dedicated"
-	AzureManagedDisk                               AzureDataDiskKind                       = "Managed"
-	MountPropagationNone                           MountPropagationMode                    = "None"
-	MountPropagationHostToContainer                MountPropagationMode                    = "HostToContainer"
-	MountPropagationBidirectional                  MountPropagationMode                    = "Bidirectional"
-	RecursiveReadOnlyDisabled                      RecursiveReadOnlyMode                   = "Disabled"
-	RecursiveReadOnlyIfPossible                    RecursiveReadOnlyMode                   = "IfPossible"
-	RecursiveReadOnlyEnabled                       RecursiveReadOnlyMode                   = "Enabled"
-	HTTPProtocolHTTP1                              HTTPProtocol                            = "HTTP1"
-	HTTPProtocolHTTP2                              HTTPProtocol                            = "HTTP2"
-	URISchemeHTTP                                  URIScheme                               = "HTTP"
-	URISchemeHTTPS                                 URIScheme                               = "HTTPS"
-	GRPCProbeModePlaintext                         GRPCProbeMode                           = "Plaintext"
-	GRPCProbeModeTLS                               GRPCProbeMode                           = "TLS"
-	PullAlways                                     PullPolicy                              = "Always"
-	PullNever                                      PullPolicy                              = "Never"
-	PullIfNotPresent                               PullPolicy                              = "IfNotPresent"
-	NotRequired                                    ResourceResizeRestartPolicy             = "NotRequired"
-	RestartContainer                               ResourceResizeRestartPolicy             = "RestartContainer"
-	PreemptLowerPriority                           PreemptionPolicy                        = "PreemptLowerPriority"
-	PreemptNever                                   PreemptionPolicy                        = "Never"
-	TerminationMessageReadFile                     TerminationMessagePolicy                = "File"
-	TerminationMessageFallbackToLogsOnError        TerminationMessagePolicy                = "FallbackToLogsOnError"
-	SIGABRT                                        Signal                                  = "SIGABRT"
-	SIGALRM                                        Signal                                  = "SIGALRM"
-	SIGBUS                                         Signal                                  = "SIGBUS"
-	SIGCHLD                                        Signal                                  = "SIGCHLD"
-	SIGCLD                                         Signal                                  = "SIGCLD"
-	SIGCONT                                        Signal                                  = "SIGCONT"
-	SIGFPE                                         Signal                                  = "SIGFPE"
-	SIGHUP                                         Signal                                  = "SIGHUP"
-	SIGILL                                         Signal                                  = "SIGILL"
-	SIGINT                                         Signal                                  = "SIGINT"
-	SIGIO                                          Signal                                  = "SIGIO"
-	SIGIOT                                         Signal                                  = "SIGIOT"
-	SIGKILL                                        Signal                                  = "SIGKILL"
-	SIGPIPE                                        Signal                                  = "SIGPIPE"
-	SIGPOLL                                        Signal                                  = "SIGPOLL"
-	SIGPROF                                        Signal                                  = "SIGPROF"
-	SIGPWR                                         Signal                                  = "SIGPWR"
-	SIGQUIT                                        Signal                                  = "SIGQUIT"
-	SIGSEGV                                        Signal                                  = "SIGSEGV"
-	SIGSTKFLT                                      Signal                                  = "SIGSTKFLT"
-	SIGSTOP                                        Signal                                  = "SIGSTOP"
-	SIGSYS                                         Signal                                  = "SIGSYS"
-	SIGTERM                                        Signal                                  = "SIGTERM"
-	SIGTRAP                                        Signal                                  = "SIGTRAP"
-	SIGTSTP                                        Signal                                  = "SIGTSTP"
-	SIGTTIN                                        Signal                                  = "SIGTTIN"
-	SIGTTOU                                        Signal                                  = "SIGTTOU"
-	SIGURG                                         Signal                                  = "SIGURG"
-	SIGUSR1                                        Signal                                  = "SIGUSR1"
-	SIGUSR2                                        Signal                                  = "SIGUSR2"
-	SIGVTALRM                                      Signal                                  = "SIGVTALRM"
-	SIGWINCH                                       Signal                                  = "SIGWINCH"
-	SIGXCPU                                        Signal                                  = "SIGXCPU"
-	SIGXFSZ                                        Signal                                  = "SIGXFSZ"
-	SIGRTMIN                                       Signal                                  = "SIGRTMIN"
-	SIGRTMINPLUS1                                  Signal                                  = "SIGRTMIN+1"
-	SIGRTMINPLUS2                                  Signal                                  = "SIGRTMIN+2"
-	SIGRTMINPLUS3                                  Signal                                  = "SIGRTMIN+3"
-	SIGRTMINPLUS4                                  Signal                                  = "SIGRTMIN+4"
-	SIGRTMINPLUS5                                  Signal                                  = "SIGRTMIN+5"
-	SIGRTMINPLUS6                                  Signal                                  = "SIGRTMIN+6"
-	SIGRTMINPLUS7                                  Signal                                  = "SIGRTMIN+7"
-	SIGRTMINPLUS8                                  Signal                                  = "SIGRTMIN+8"
-	SIGRTMINPLUS9                                  Signal                                  = "SIGRTMIN+9"
-	SIGRTMINPLUS10                                 Signal                                  = "SIGRTMIN+10"
-	SIGRTMINPLUS11                                 Signal                                  = "SIGRTMIN+11"
-	SIGRTMINPLUS12                                 Signal                                  = "SIGRTMIN+12"
-	SIGRTMINPLUS13                                 Signal                                  = "SIGRTMIN+13"
-	SIGRTMINPLUS14                                 Signal                                  = "SIGRTMIN+14"
-	SIGRTMINPLUS15                                 Signal                                  = "SIGRTMIN+15"
-	SIGRTMAXMINUS14                                Signal                                  = "SIGRTMAX-14"
-	SIGRTMAXMINUS13                                Signal                                  = "SIGRTMAX-13"
-	SIGRTMAXMINUS12                                Signal                                  = "SIGRTMAX-12"
-	SIGRTMAXMINUS11                                Signal                                  = "SIGRTMAX-11"
-	SIGRTMAXMINUS10                                Signal                                  = "SIGRTMAX-10"
-	SIGRTMAXMINUS9                                 Signal                                  = "SIGRTMAX-9"
-	SIGRTMAXMINUS8                                 Signal                                  = "SIGRTMAX-8"
-	SIGRTMAXMINUS7                                 Signal                                  = "SIGRTMAX-7"
-	SIGRTMAXMINUS6                                 Signal                                  = "SIGRTMAX-6"
-	SIGRTMAXMINUS5                                 Signal                                  = "SIGRTMAX-5"
-	SIGRTMAXMINUS4                                 Signal                                  = "SIGRTMAX-4"
-	SIGRTMAXMINUS3                                 Signal                                  = "SIGRTMAX-3"
-	SIGRTMAXMINUS2                                 Signal                                  = "SIGRTMAX-2"
-	SIGRTMAXMINUS1                                 Signal                                  = "SIGRTMAX-1"
-	SIGRTMAX                                       Signal                                  = "SIGRTMAX"
-	ConditionTrue                                  ConditionStatus                         = "True"
-	ConditionFalse                                 ConditionStatus                         = "False"
-	ConditionUnknown                               ConditionStatus                         = "Unknown"
-	ResourceHealthStatusHealthy                    ResourceHealthStatus                    = "Healthy"
-	ResourceHealthStatusUnhealthy                  ResourceHealthStatus                    = "Unhealthy"
-	ResourceHealthStatusUnknown                    ResourceHealthStatus                    = "Unknown"
-	PodPending                                     PodPhase                                = "Pending"
-	PodRunning                                     PodPhase                                = "Running"
-	PodSucceeded                                   PodPhase                                = "Succeeded"
-	PodFailed                                      PodPhase                                = "Failed"
-	PodUnknown                                     PodPhase                                = "Unknown"
-	ContainersReady                                PodConditionType                        = "ContainersReady"
-	PodInitialized                                 PodConditionType                        = "Initialized"
-	PodReady                                       PodConditionType                        = "Ready"
-	PodScheduled                                   PodConditionType                        = "PodScheduled"
-	DisruptionTarget                               PodConditionType                        = "DisruptionTarget"
-	PodReadyToStartContainers                      PodConditionType                        = "PodReadyToStartContainers"
-	PodResizePending                               PodConditionType                        = "PodResizePending"
-	PodResizeInProgress                            PodConditionType                        = "PodResizeInProgress"
-	AllContainersRestarting                        PodConditionType                        = "AllContainersRestarting"
-	PodResizeStatusInProgress                      PodResizeStatus                         = "InProgress"
-	PodResizeStatusDeferred                        PodResizeStatus                         = "Deferred"
-	PodResizeStatusInfeasible                      PodResizeStatus                         = "Infeasible"
-	RestartPolicyAlways                            RestartPolicy                           = "Always"
-	RestartPolicyOnFailure                         RestartPolicy                           = "OnFailure"
-	RestartPolicyNever                             RestartPolicy                           = "Never"
-	ContainerRestartPolicyAlways                   ContainerRestartPolicy                  = "Always"
-	ContainerRestartPolicyNever                    ContainerRestartPolicy                  = "Never"
-	ContainerRestartPolicyOnFailure                ContainerRestartPolicy                  = "OnFailure"
-	ContainerRestartRuleActionRestart              ContainerRestartRuleAction              = "Restart"
-	ContainerRestartRuleActionRestartAllContainers ContainerRestartRuleAction              = "RestartAllContainers"
-	ContainerRestartRuleOnExitCodesOpIn            ContainerRestartRuleOnExitCodesOperator = "In"
-	ContainerRestartRuleOnExitCodesOpNotIn         ContainerRestartRuleOnExitCodesOperator = "NotIn"
-	DNSClusterFirstWithHostNet                     DNSPolicy                               = "ClusterFirstWithHostNet"
-	DNSClusterFirst                                DNSPolicy                               = "ClusterFirst"
-	DNSDefault                                     DNSPolicy                               = "Default"
-	DNSNone                                        DNSPolicy                               = "None"
-	NodeSelectorOpIn                               NodeSelectorOperator                    = "In"
-	NodeSelectorOpNotIn                            NodeSelectorOperator                    = "NotIn"
-	NodeSelectorOpExists                           NodeSelectorOperator                    = "Exists"
-	NodeSelectorOpDoesNotExist                     NodeSelectorOperator                    = "DoesNotExist"
-	NodeSelectorOpGt                               NodeSelectorOperator                    = "Gt"
-	NodeSelectorOpLt                               NodeSelectorOperator                    = "Lt"
-	TaintEffectNoSchedule                          TaintEffect                             = "NoSchedule"
-	TaintEffectPreferNoSchedule                    TaintEffect                             = "PreferNoSchedule"
-	TaintEffectNoExecute                           TaintEffect                             = "NoExecute"
-	TolerationOpExists                             TolerationOperator                      = "Exists"
-	TolerationOpEqual                              TolerationOperator                      = "Equal"
-	TolerationOpLt                                 TolerationOperator                      = "Lt"
-	TolerationOpGt                                 TolerationOperator                      = "Gt"
-	Linux                                          OSName                                  = "linux"
-	Windows                                        OSName                                  = "windows"
-	DoNotSchedule                                  UnsatisfiableConstraintAction           = "DoNotSchedule"
-	ScheduleAnyway                                 UnsatisfiableConstraintAction           = "ScheduleAnyway"
-	NodeInclusionPolicyIgnore                      NodeInclusionPolicy                     = "Ignore"
-	NodeInclusionPolicyHonor                       NodeInclusionPolicy                     = "Honor"
-	FSGroupChangeOnRootMismatch                    PodFSGroupChangePolicy                  = "OnRootMismatch"
-	FSGroupChangeAlways                            PodFSGroupChangePolicy                  = "Always"
-	SupplementalGroupsPolicyMerge                  SupplementalGroupsPolicy                = "Merge"
-	SupplementalGroupsPolicyStrict                 SupplementalGroupsPolicy                = "Strict"
-	SELinuxChangePolicyRecursive                   PodSELinuxChangePolicy                  = "Recursive"
-	SELinuxChangePolicyMountOption                 PodSELinuxChangePolicy                  = "MountOption"
-	SeccompProfileTypeUnconfined                   SeccompProfileType                      = "Unconfined"
-	SeccompProfileTypeRuntimeDefault               SeccompProfileType                      = "RuntimeDefault"
-	SeccompProfileTypeLocalhost                    SeccompProfileType                      = "Localhost"
-	AppArmorProfileTypeUnconfined                  AppArmorProfileType                     = "Unconfined"
-	AppArmorProfileTypeRuntimeDefault              AppArmorProfileType                     = "RuntimeDefault"
-	AppArmorProfileTypeLocalhost                   AppArmorProfileType                     = "Localhost"
-	PodQOSGuaranteed                               PodQOSClass                             = "Guaranteed"
-	PodQOSBurstable                                PodQOSClass                             = "Burstable"
-	PodQOSBestEffort                               PodQOSClass                             = "BestEffort"
-	ServiceAffinityClientIP                        ServiceAffinity                         = "ClientIP"
-	ServiceAffinityNone                            ServiceAffinity                         = "None"
-	ServiceTypeClusterIP                           ServiceType                             = "ClusterIP"
-	ServiceTypeNodePort                            ServiceType                             = "NodePort"
-	ServiceTypeLoadBalancer                        ServiceType                             = "LoadBalancer"
-	ServiceTypeExternalName                        ServiceType                             = "ExternalName"
-	ServiceInternalTrafficPolicyCluster            ServiceInternalTrafficPolicy            = "Cluster"
-	ServiceInternalTrafficPolicyLocal              ServiceInternalTrafficPolicy            = "Local"
-	ServiceExternalTrafficPolicyCluster            ServiceExternalTrafficPolicy            = "Cluster"
-	ServiceExternalTrafficPolicyLocal              ServiceExternalTrafficPolicy            = "Local"
-	IPv4Protocol                                   IPFamily                                = "IPv4"
-	IPv6Protocol                                   IPFamily                                = "IPv6"
-	IPFamilyUnknown                                IPFamily                                = ""
-	IPFamilyPolicySingleStack                      IPFamilyPolicy                          = "SingleStack"
-	IPFamilyPolicyPreferDualStack                  IPFamilyPolicy                          = "PreferDualStack"
-	IPFamilyPolicyRequireDualStack                 IPFamilyPolicy                          = "RequireDualStack"
-	NodePending                                    NodePhase                               = "Pending"
-	NodeRunning                                    NodePhase                               = "Running"
-	NodeTerminated                                 NodePhase                               = "Terminated"
-	NodeReady                                      NodeConditionType                       = "Ready"
-	NodeMemoryPressure                             NodeConditionType                       = "MemoryPressure"
-	NodeDiskPressure                               NodeConditionType                       = "DiskPressure"
-	NodePIDPressure                                NodeConditionType                       = "PIDPressure"
-	NodeNetworkUnavailable                         NodeConditionType                       = "NetworkUnavailable"
-	NodeGracefulNodeShutdownInProgress             NodeConditionType                       = "GracefulNodeShutdownInProgress"
-	NodeDrainInProgress                            NodeConditionType                       = "DrainInProgress"
-	NodeDrained                                    NodeConditionType                       = "Drained"
-	NodeMaintenancePlanned                         NodeConditionType                       = "MaintenancePlanned"
-	NodeMaintenanceInProgress                      NodeConditionType                       = "MaintenanceInProgress"
-	NodeHostName                                   NodeAddressType                         = "Hostname"
-	NodeInternalIP                                 NodeAddressType                         = "InternalIP"
-	NodeExternalIP                                 NodeAddressType                         = "ExternalIP"
-	NodeInternalDNS                                NodeAddressType                         = "InternalDNS"
-	NodeExternalDNS                                NodeAddressType                         = "ExternalDNS"
-	ResourceCPU                                    ResourceName                            = "cpu"
-	ResourceMemory                                 ResourceName                            = "memory"
-	ResourceStorage                                ResourceName                            = "storage"
-	ResourceEphemeralStorage                       ResourceName                            = "ephemeral-storage"
-	FinalizerKubernetes                            FinalizerName                           = "kubernetes"
-	NamespaceActive                                NamespacePhase                          = "Active"
-	NamespaceTerminating                           NamespacePhase                          = "Terminating"
-	NamespaceDeletionDiscoveryFailure              NamespaceConditionType                  = "NamespaceDeletionDiscoveryFailure"
-	NamespaceDeletionContentFailure                NamespaceConditionType                  = "NamespaceDeletionContentFailure"
-	NamespaceDeletionGVParsingFailure              NamespaceConditionType                  = "NamespaceDeletionGroupVersionParsingFailure"
-	NamespaceContentRemaining                      NamespaceConditionType                  = "NamespaceContentRemaining"
-	NamespaceFinalizersRemaining                   NamespaceConditionType                  = "NamespaceFinalizersRemaining"
-	ResourcePods                                   ResourceName                            = "pods"
-	ResourceServices                               ResourceName                            = "services"
-	ResourceReplicationControllers                 ResourceName                            = "replicationcontrollers"
-	ResourceQuotas                                 ResourceName                            = "resourcequotas"
-	ResourceSecrets                                ResourceName                            = "secrets"
-	ResourceConfigMaps                             ResourceName                            = "configmaps"
-	ResourcePersistentVolumeClaims                 ResourceName                            = "persistentvolumeclaims"
-	ResourceServicesNodePorts                      ResourceName                            = "services.nodeports"
-	ResourceServicesLoadBalancers                  ResourceName                            = "services.loadbalancers"
-	ResourceRequestsCPU                            ResourceName                            = "requests.cpu"
-	ResourceRequestsMemory                         ResourceName                            = "requests.memory"
-	ResourceRequestsStorage                        ResourceName                            = "requests.storage"
-	ResourceRequestsEphemeralStorage               ResourceName                            = "requests.ephemeral-storage"
-	ResourceLimitsCPU                              ResourceName                            = "limits.cpu"
-	ResourceLimitsMemory                           ResourceName                            = "limits.memory"
-	ResourceLimitsEphemeralStorage                 ResourceName                            = "limits.ephemeral-storage"
-	SecretTypeOpaque                               SecretType                              = "Opaque"
-	SecretTypeServiceAccountToken                  SecretType                              = "kubernetes.io/service-account-token"
-	SecretTypeDockercfg                            SecretType                              = "kubernetes.io/dockercfg"
-	SecretTypeDockerConfigJson                     SecretType                              = "kubernetes.io/dockerconfigjson"
-	SecretTypeBasicAuth                            SecretType                              = "kubernetes.io/basic-auth"
-	SecretTypeSSHAuth                              SecretType                              = "kubernetes.io/ssh-auth"
-	SecretTypeTLS                                  SecretType                              = "kubernetes.io/tls"
-	SecretTypeBootstrapToken                       SecretType                              = "bootstrap.kubernetes.io/token"
-	DefaultProcMount                               ProcMountType                           = "Default"
-	UnmaskedProcMount                              ProcMountType                           = "Unmasked"
-	LoadBalancerIPModeVIP                          LoadBalancerIPMode                      = "VIP"
-	LoadBalancerIPModeProxy                        LoadBalancerIPMode                      = "Proxy"
+	PersistentVolumeReclaimRecycle                  PersistentVolumeReclaimPolicy           = "Recycle"
+	PersistentVolumeReclaimDelete                   PersistentVolumeReclaimPolicy           = "Delete"
+	PersistentVolumeReclaimRetain                   PersistentVolumeReclaimPolicy           = "Retain"
+	PersistentVolumeBlock                           PersistentVolumeMode                    = "Block"
+	PersistentVolumeFilesystem                      PersistentVolumeMode                    = "Filesystem"
+	PersistentVolumeClaimResizing                   PersistentVolumeClaimConditionType      = "Resizing"
+	PersistentVolumeClaimFileSystemResizePending    PersistentVolumeClaimConditionType      = "FileSystemResizePending"
+	PersistentVolumeClaimControllerResizeError      PersistentVolumeClaimConditionType      = "ControllerResizeError"
+	PersistentVolumeClaimNodeResizeError            PersistentVolumeClaimConditionType      = "NodeResizeError"
+	PersistentVolumeClaimVolumeModifyVolumeError    PersistentVolumeClaimConditionType      = "ModifyVolumeError"
+	PersistentVolumeClaimVolumeModifyingVolume      PersistentVolumeClaimConditionType      = "ModifyingVolume"
+	PersistentVolumeClaimUnused                     PersistentVolumeClaimConditionType      = "Unused"
+	PersistentVolumeClaimControllerResizeInProgress ClaimResourceStatus                     = "ControllerResizeInProgress"
+	PersistentVolumeClaimControllerResizeInfeasible ClaimResourceStatus                     = "ControllerResizeInfeasible"
+	PersistentVolumeClaimNodeResizePending          ClaimResourceStatus                     = "NodeResizePending"
+	PersistentVolumeClaimNodeResizeInProgress       ClaimResourceStatus                     = "NodeResizeInProgress"
+	PersistentVolumeClaimNodeResizeInfeasible       ClaimResourceStatus                     = "NodeResizeInfeasible"
+	PersistentVolumeClaimModifyVolumePending        PersistentVolumeClaimModifyVolumeStatus = "Pending"
+	PersistentVolumeClaimModifyVolumeInProgress     PersistentVolumeClaimModifyVolumeStatus = "InProgress"
+	PersistentVolumeClaimModifyVolumeInfeasible     PersistentVolumeClaimModifyVolumeStatus = "Infeasible"
+	VolumeHealthInaccessible                        VolumeHealthStatusType                  = "Inaccessible"
+	VolumeHealthDataLoss                            VolumeHealthStatusType                  = "DataLoss"
+	VolumeHealthDegraded                            VolumeHealthStatusType                  = "Degraded"
+	ReadWriteOnce                                   PersistentVolumeAccessMode              = "ReadWriteOnce"
+	ReadOnlyMany                                    PersistentVolumeAccessMode              = "ReadOnlyMany"
+	ReadWriteMany                                   PersistentVolumeAccessMode              = "ReadWriteMany"
+	ReadWriteOncePod                                PersistentVolumeAccessMode              = "ReadWriteOncePod"
+	VolumePending                                   PersistentVolumePhase                   = "Pending"
+	VolumeAvailable                                 PersistentVolumePhase                   = "Available"
+	VolumeBound                                     PersistentVolumePhase                   = "Bound"
+	VolumeReleased                                  PersistentVolumePhase                   = "Released"
+	VolumeFailed                                    PersistentVolumePhase                   = "Failed"
+	ClaimPending                                    PersistentVolumeClaimPhase              = "Pending"
+	ClaimBound                                      PersistentVolumeClaimPhase              = "Bound"
+	ClaimLost                                       PersistentVolumeClaimPhase              = "Lost"
+	HostPathUnset                                   HostPathType                            = ""
+	HostPathDirectoryOrCreate                       HostPathType                            = "DirectoryOrCreate"
+	HostPathDirectory                               HostPathType                            = "Directory"
+	HostPathFileOrCreate                            HostPathType                            = "FileOrCreate"
+	HostPathFile                                    HostPathType                            = "File"
+	HostPathSocket                                  HostPathType                            = "Socket"
+	HostPathCharDev                                 HostPathType                            = "CharDevice"
+	HostPathBlockDev                                HostPathType                            = "BlockDevice"
+	StorageMediumDefault                            StorageMedium                           = ""
+	StorageMediumMemory                             StorageMedium                           = "Memory"
+	StorageMediumHugePages                          StorageMedium                           = "HugePages"
+	StorageMediumHugePagesPrefix                    StorageMedium                           = "HugePages-"
+	ProtocolTCP                                     Protocol                                = "TCP"
+	ProtocolUDP                                     Protocol                                = "UDP"
+	ProtocolSCTP                                    Protocol                                = "SCTP"
+	AzureDataDiskCachingNone                        AzureDataDiskCachingMode                = "None"
+	AzureDataDiskCachingReadOnly                    AzureDataDiskCachingMode                = "ReadOnly"
+	AzureDataDiskCachingReadWrite                   AzureDataDiskCachingMode                = "ReadWrite"
+	AzureSharedBlobDisk                             AzureDataDiskKind                       = "Shared"
+	AzureDedicatedBlobDisk                          AzureDataDiskKind                       = "Dedicated"
+	AzureManagedDisk                                AzureDataDiskKind                       = "Managed"
+	BindMountOptionNoExec                           BindMountOption                         = "noexec"
+	BindMountOptionNoDev                            BindMountOption                         = "nodev"
+	BindMountOptionNoSUID                           BindMountOption                         = "nosuid"
+	MountPropagationNone                            MountPropagationMode                    = "None"
+	MountPropagationHostToContainer                 MountPropagationMode                    = "HostToContainer"
+	MountPropagationBidirectional                   MountPropagationMode                    = "Bidirectional"
+	RecursiveReadOnlyDisabled                       RecursiveReadOnlyMode                   = "Disabled"
+	RecursiveReadOnlyIfPossible                     RecursiveReadOnlyMode                   = "IfPossible"
+	RecursiveReadOnlyEnabled                        RecursiveReadOnlyMode                   = "Enabled"
+	HTTPProtocolHTTP1                               HTTPProtocol                            = "HTTP1"
+	HTTPProtocolHTTP2                               HTTPProtocol                            = "HTTP2"
+	URISchemeHTTP                                   URIScheme                               = "HTTP"
+	URISchemeHTTPS                                  URIScheme                               = "HTTPS"
+	GRPCProbeModePlaintext                          GRPCProbeMode                           = "Plaintext"
+	GRPCProbeModeTLS                                GRPCProbeMode                           = "TLS"
+	PullAlways                                      PullPolicy                              = "Always"
+	PullNever                                       PullPolicy                              = "Never"
+	PullIfNotPresent                                PullPolicy                              = "IfNotPresent"
+	NotRequired                                     ResourceResizeRestartPolicy             = "NotRequired"
+	RestartContainer                                ResourceResizeRestartPolicy             = "RestartContainer"
+	PreemptLowerPriority                            PreemptionPolicy                        = "PreemptLowerPriority"
+	PreemptNever                                    PreemptionPolicy                        = "Never"
+	TerminationMessageReadFile                      TerminationMessagePolicy                = "File"
+	TerminationMessageFallbackToLogsOnError         TerminationMessagePolicy                = "FallbackToLogsOnError"
+	SIGABRT                                         Signal                                  = "SIGABRT"
+	SIGALRM                                         Signal                                  = "SIGALRM"
+	SIGBUS                                          Signal                                  = "SIGBUS"
+	SIGCHLD                                         Signal                                  = "SIGCHLD"
+	SIGCLD                                          Signal                                  = "SIGCLD"
+	SIGCONT                                         Signal                                  = "SIGCONT"
+	SIGFPE                                          Signal                                  = "SIGFPE"
+	SIGHUP                                          Signal                                  = "SIGHUP"
+	SIGILL                                          Signal                                  = "SIGILL"
+	SIGINT                                          Signal                                  = "SIGINT"
+	SIGIO                                           Signal                                  = "SIGIO"
+	SIGIOT                                          Signal                                  = "SIGIOT"
+	SIGKILL                                         Signal                                  = "SIGKILL"
+	SIGPIPE                                         Signal                                  = "SIGPIPE"
+	SIGPOLL                                         Signal                                  = "SIGPOLL"
+	SIGPROF                                         Signal                                  = "SIGPROF"
+	SIGPWR                                          Signal                                  = "SIGPWR"
+	SIGQUIT                                         Signal                                  = "SIGQUIT"
+	SIGSEGV                                         Signal                                  = "SIGSEGV"
+	SIGSTKFLT                                       Signal                                  = "SIGSTKFLT"
+	SIGSTOP                                         Signal                                  = "SIGSTOP"
+	SIGSYS                                          Signal                                  = "SIGSYS"
+	SIGTERM                                         Signal                                  = "SIGTERM"
+	SIGTRAP                                         Signal                                  = "SIGTRAP"
+	SIGTSTP                                         Signal                                  = "SIGTSTP"
+	SIGTTIN                                         Signal                                  = "SIGTTIN"
+	SIGTTOU                                         Signal                                  = "SIGTTOU"
+	SIGURG                                          Signal                                  = "SIGURG"
+	SIGUSR1                                         Signal                                  = "SIGUSR1"
+	SIGUSR2                                         Signal                                  = "SIGUSR2"
+	SIGVTALRM                                       Signal                                  = "SIGVTALRM"
+	SIGWINCH                                        Signal                                  = "SIGWINCH"
+	SIGXCPU                                         Signal                                  = "SIGXCPU"
+	SIGXFSZ                                         Signal                                  = "SIGXFSZ"
+	SIGRTMIN                                        Signal                                  = "SIGRTMIN"
+	SIGRTMINPLUS1                                   Signal                                  = "SIGRTMIN+1"
+	SIGRTMINPLUS2                                   Signal                                  = "SIGRTMIN+2"
+	SIGRTMINPLUS3                                   Signal                                  = "SIGRTMIN+3"
+	SIGRTMINPLUS4                                   Signal                                  = "SIGRTMIN+4"
+	SIGRTMINPLUS5                                   Signal                                  = "SIGRTMIN+5"
+	SIGRTMINPLUS6                                   Signal                                  = "SIGRTMIN+6"
+	SIGRTMINPLUS7                                   Signal                                  = "SIGRTMIN+7"
+	SIGRTMINPLUS8                                   Signal                                  = "SIGRTMIN+8"
+	SIGRTMINPLUS9                                   Signal                                  = "SIGRTMIN+9"
+	SIGRTMINPLUS10                                  Signal                                  = "SIGRTMIN+10"
+	SIGRTMINPLUS11                                  Signal                                  = "SIGRTMIN+11"
+	SIGRTMINPLUS12                                  Signal                                  = "SIGRTMIN+12"
+	SIGRTMINPLUS13                                  Signal                                  = "SIGRTMIN+13"
+	SIGRTMINPLUS14                                  Signal                                  = "SIGRTMIN+14"
+	SIGRTMINPLUS15                                  Signal                                  = "SIGRTMIN+15"
+	SIGRTMAXMINUS14                                 Signal                                  = "SIGRTMAX-14"
+	SIGRTMAXMINUS13                                 Signal                                  = "SIGRTMAX-13"
+	SIGRTMAXMINUS12                                 Signal                                  = "SIGRTMAX-12"
+	SIGRTMAXMINUS11                                 Signal                                  = "SIGRTMAX-11"
+	SIGRTMAXMINUS10                                 Signal                                  = "SIGRTMAX-10"
+	SIGRTMAXMINUS9                                  Signal                                  = "SIGRTMAX-9"
+	SIGRTMAXMINUS8                                  Signal                                  = "SIGRTMAX-8"
+	SIGRTMAXMINUS7                                  Signal                                  = "SIGRTMAX-7"
+	SIGRTMAXMINUS6                                  Signal                                  = "SIGRTMAX-6"
+	SIGRTMAXMINUS5                                  Signal                                  = "SIGRTMAX-5"
+	SIGRTMAXMINUS4                                  Signal                                  = "SIGRTMAX-4"
+	SIGRTMAXMINUS3                                  Signal                                  = "SIGRTMAX-3"
+	SIGRTMAXMINUS2                                  Signal                                  = "SIGRTMAX-2"
+	SIGRTMAXMINUS1                                  Signal                                  = "SIGRTMAX-1"
+	SIGRTMAX                                        Signal                                  = "SIGRTMAX"
+	ConditionTrue                                   ConditionStatus                         = "True"
+	ConditionFalse                                  ConditionStatus                         = "False"
+	ConditionUnknown                                ConditionStatus                         = "Unknown"
+	ResourceHealthStatusHealthy                     ResourceHealthStatus                    = "Healthy"
+	ResourceHealthStatusUnhealthy                   ResourceHealthStatus                    = "Unhealthy"
+	ResourceHealthStatusUnknown                     ResourceHealthStatus                    = "Unknown"
+	PodPending                                      PodPhase                                = "Pending"
+	PodRunning                                      PodPhase                                = "Running"
+	PodSucceeded                                    PodPhase                                = "Succeeded"
+	PodFailed                                       PodPhase                                = "Failed"
+	PodUnknown                                      PodPhase                                = "Unknown"
+	ContainersReady                                 PodConditionType                        = "ContainersReady"
+	PodInitialized                                  PodConditionType                        = "Initialized"
+	PodReady                                        PodConditionType                        = "Ready"
+	PodScheduled                                    PodConditionType                        = "PodScheduled"
+	DisruptionTarget                                PodConditionType                        = "DisruptionTarget"
+	PodReadyToStartContainers                       PodConditionType                        = "PodReadyToStartContainers"
+	PodResizePending                                PodConditionType                        = "PodResizePending"
+	PodResizeInProgress                             PodConditionType                        = "PodResizeInProgress"
+	AllContainersRestarting                         PodConditionType                        = "AllContainersRestarting"
+	PodResizeStatusInProgress                       PodResizeStatus                         = "InProgress"
+	PodResizeStatusDeferred                         PodResizeStatus                         = "Deferred"
+	PodResizeStatusInfeasible                       PodResizeStatus                         = "Infeasible"
+	RestartPolicyAlways                             RestartPolicy                           = "Always"
+	RestartPolicyOnFailure                          RestartPolicy                           = "OnFailure"
+	RestartPolicyNever                              RestartPolicy                           = "Never"
+	ContainerRestartPolicyAlways                    ContainerRestartPolicy                  = "Always"
+	ContainerRestartPolicyNever                     ContainerRestartPolicy                  = "Never"
+	ContainerRestartPolicyOnFailure                 ContainerRestartPolicy                  = "OnFailure"
+	ContainerRestartRuleActionRestart               ContainerRestartRuleAction              = "Restart"
+	ContainerRestartRuleActionRestartAllContainers  ContainerRestartRuleAction              = "RestartAllContainers"
+	ContainerRestartRuleOnExitCodesOpIn             ContainerRestartRuleOnExitCodesOperator = "In"
+	ContainerRestartRuleOnExitCodesOpNotIn          ContainerRestartRuleOnExitCodesOperator = "NotIn"
+	DNSClusterFirstWithHostNet                      DNSPolicy                               = "ClusterFirstWithHostNet"
+	DNSClusterFirst                                 DNSPolicy                               = "ClusterFirst"
+	DNSDefault                                      DNSPolicy                               = "Default"
+	DNSNone                                         DNSPolicy                               = "None"
+	NodeSelectorOpIn                                NodeSelectorOperator                    = "In"
+	NodeSelectorOpNotIn                             NodeSelectorOperator                    = "NotIn"
+	NodeSelectorOpExists                            NodeSelectorOperator                    = "Exists"
+	NodeSelectorOpDoesNotExist                      NodeSelectorOperator                    = "DoesNotExist"
+	NodeSelectorOpGt                                NodeSelectorOperator                    = "Gt"
+	NodeSelectorOpLt                                NodeSelectorOperator                    = "Lt"
+	TaintEffectNoSchedule                           TaintEffect                             = "NoSchedule"
+	TaintEffectPreferNoSchedule                     TaintEffect                             = "PreferNoSchedule"
+	TaintEffectNoExecute                            TaintEffect                             = "NoExecute"
+	TolerationOpExists                              TolerationOperator                      = "Exists"
+	TolerationOpEqual                               TolerationOperator                      = "Equal"
+	TolerationOpLt                                  TolerationOperator                      = "Lt"
+	TolerationOpGt                                  TolerationOperator                      = "Gt"
+	Linux                                           OSName                                  = "linux"
+	Windows                                         OSName                                  = "windows"
+	DoNotSchedule                                   UnsatisfiableConstraintAction           = "DoNotSchedule"
+	ScheduleAnyway                                  UnsatisfiableConstraintAction           = "ScheduleAnyway"
+	NodeInclusionPolicyIgnore                       NodeInclusionPolicy                     = "Ignore"
+	NodeInclusionPolicyHonor                        NodeInclusionPolicy                     = "Honor"
+	FSGroupChangeOnRootMismatch                     PodFSGroupChangePolicy                  = "OnRootMismatch"
+	FSGroupChangeAlways                             PodFSGroupChangePolicy                  = "Always"
+	SupplementalGroupsPolicyMerge                   SupplementalGroupsPolicy                = "Merge"
+	SupplementalGroupsPolicyStrict                  SupplementalGroupsPolicy                = "Strict"
+	SELinuxChangePolicyRecursive                    PodSELinuxChangePolicy                  = "Recursive"
+	SELinuxChangePolicyMountOption                  PodSELinuxChangePolicy                  = "MountOption"
+	SeccompProfileTypeUnconfined                    SeccompProfileType                      = "Unconfined"
+	SeccompProfileTypeRuntimeDefault                SeccompProfileType                      = "RuntimeDefault"
+	SeccompProfileTypeLocalhost                     SeccompProfileType                      = "Localhost"
+	AppArmorProfileTypeUnconfined                   AppArmorProfileType                     = "Unconfined"
+	AppArmorProfileTypeRuntimeDefault               AppArmorProfileType                     = "RuntimeDefault"
+	AppArmorProfileTypeLocalhost                    AppArmorProfileType                     = "Localhost"
+	PodQOSGuaranteed                                PodQOSClass                             = "Guaranteed"
+	PodQOSBurstable                                 PodQOSClass                             = "Burstable"
+	PodQOSBestEffort                                PodQOSClass                             = "BestEffort"
+	ReplicationControllerReplicaFailure             ReplicationControllerConditionType      = "ReplicaFailure"
+	ServiceAffinityClientIP                         ServiceAffinity                         = "ClientIP"
+	ServiceAffinityNone                             ServiceAffinity                         = "None"
+	ServiceTypeClusterIP                            ServiceType                             = "ClusterIP"
+	ServiceTypeNodePort                             ServiceType                             = "NodePort"
+	ServiceTypeLoadBalancer                         ServiceType                             = "LoadBalancer"
+	ServiceTypeExternalName                         ServiceType                             = "ExternalName"
+	ServiceInternalTrafficPolicyCluster             ServiceInternalTrafficPolicy            = "Cluster"
+	ServiceInternalTrafficPolicyLocal               ServiceInternalTrafficPolicy            = "Local"
+	ServiceExternalTrafficPolicyCluster             ServiceExternalTrafficPolicy            = "Cluster"
+	ServiceExternalTrafficPolicyLocal               ServiceExternalTrafficPolicy            = "Local"
+	IPv4Protocol                                    IPFamily                                = "IPv4"
+	IPv6Protocol                                    IPFamily                                = "IPv6"
+	IPFamilyUnknown                                 IPFamily                                = ""
+	IPFamilyPolicySingleStack                       IPFamilyPolicy                          = "SingleStack"
+	IPFamilyPolicyPreferDualStack                   IPFamilyPolicy                          = "PreferDualStack"
+	IPFamilyPolicyRequireDualStack                  IPFamilyPolicy                          = "RequireDualStack"
+	NodePending                                     NodePhase                               = "Pending"
+	NodeRunning                                     NodePhase                               = "Running"
+	NodeTerminated                                  NodePhase                               = "Terminated"
+	NodeReady                                       NodeConditionType                       = "Ready"
+	NodeMemoryPressure                              NodeConditionType                       = "MemoryPressure"
+	NodeDiskPressure                                NodeConditionType                       = "DiskPressure"
+	NodePIDPressure                                 NodeConditionType                       = "PIDPressure"
+	NodeNetworkUnavailable                          NodeConditionType                       = "NetworkUnavailable"
+	NodeGracefulNodeShutdownInProgress              NodeConditionType                       = "GracefulNodeShutdownInProgress"
+	NodeDrainInProgress                             NodeConditionType                       = "DrainInProgress"
+	NodeDrained                                     NodeConditionType                       = "Drained"
+	NodeMaintenancePlanned                          NodeConditionType                       = "MaintenancePlanned"
+	NodeMaintenanceInProgress                       NodeConditionType                       = "MaintenanceInProgress"
+	NodeHostName                                    NodeAddressType                         = "Hostname"
+	NodeInternalIP                                  NodeAddressType                         = "InternalIP"
+	NodeExternalIP                                  NodeAddressType                         = "ExternalIP"
+	NodeInternalDNS                                 NodeAddressType                         = "InternalDNS"
+	NodeExternalDNS                                 NodeAddressType                         = "ExternalDNS"
+	ResourceCPU                                     ResourceName                            = "cpu"
+	ResourceMemory                                  ResourceName                            = "memory"
+	ResourceStorage                                 ResourceName                            = "storage"
+	ResourceEphemeralStorage                        ResourceName                            = "ephemeral-storage"
+	FinalizerKubernetes                             FinalizerName                           = "kubernetes"
+	NamespaceActive                                 NamespacePhase                          = "Active"
+	NamespaceTerminating                            NamespacePhase                          = "Terminating"
+	NamespaceDeletionDiscoveryFailure               NamespaceConditionType                  = "NamespaceDeletionDiscoveryFailure"
+	NamespaceDeletionContentFailure                 NamespaceConditionType                  = "NamespaceDeletionContentFailure"
+	NamespaceDeletionGVParsingFailure               NamespaceConditionType                  = "NamespaceDeletionGroupVersionParsingFailure"
+	NamespaceContentRemaining                       NamespaceConditionType                  = "NamespaceContentRemaining"
+	NamespaceFinalizersRemaining                    NamespaceConditionType                  = "NamespaceFinalizersRemaining"
+	LimitTypePod                                    LimitType                               = "Pod"
+	LimitTypeContainer                              LimitType                               = "Container"
+	LimitTypePersistentVolumeClaim                  LimitType                               = "PersistentVolumeClaim"
+	ResourcePods                                    ResourceName                            = "pods"
+	ResourceServices                                ResourceName                            = "services"
+	ResourceReplicationControllers                  ResourceName                            = "replicationcontrollers"
+	ResourceQuotas                                  ResourceName                            = "resourcequotas"
+	ResourceSecrets                                 ResourceName                            = "secrets"
+	ResourceConfigMaps                              ResourceName                            = "configmaps"
+	ResourcePersistentVolumeClaims                  ResourceName                            = "persistentvolumeclaims"
+	ResourceServicesNodePorts                       ResourceName                            = "services.nodeports"
+	ResourceServicesLoadBalancers                   ResourceName                            = "services.loadbalancers"
+	ResourceRequestsCPU                             ResourceName                            = "requests.cpu"
+	ResourceRequestsMemory                          ResourceName                            = "requests.memory"
+	ResourceRequestsStorage                         ResourceName                            = "requests.storage"
+	ResourceRequestsEphemeralStorage                ResourceName                            = "requests.ephemeral-storage"
+	ResourceLimitsCPU                               ResourceName                            = "limits.cpu"
+	ResourceLimitsMemory                            ResourceName                            = "limits.memory"
+	ResourceLimitsEphemeralStorage                  ResourceName                            = "limits.ephemeral-storage"
+	ResourceQuotaScopeTerminating                   ResourceQuotaScope                      = "Terminating"
+	ResourceQuotaScopeNotTerminating                ResourceQuotaScope                      = "NotTerminating"
+	ResourceQuotaScopeBestEffort                    ResourceQuotaScope                      = "BestEffort"
+	ResourceQuotaScopeNotBestEffort                 ResourceQuotaScope                      = "NotBestEffort"
+	ResourceQuotaScopePriorityClass                 ResourceQuotaScope                      = "PriorityClass"
+	ResourceQuotaScopeCrossNamespacePodAffinity     ResourceQuotaScope                      = "CrossNamespacePodAffinity"
+	ResourceQuotaScopeVolumeAttributesClass         ResourceQuotaScope                      = "VolumeAttributesClass"
+	ScopeSelectorOpIn                               ScopeSelectorOperator                   = "In"
+	ScopeSelectorOpNotIn                            ScopeSelectorOperator                   = "NotIn"
+	ScopeSelectorOpExists                           ScopeSelectorOperator                   = "Exists"
+	ScopeSelectorOpDoesNotExist                     ScopeSelectorOperator                   = "DoesNotExist"
+	SecretTypeOpaque                                SecretType                              = "Opaque"
+	SecretTypeServiceAccountToken                   SecretType                              = "kubernetes.io/service-account-token"
+	SecretTypeDockercfg                             SecretType                              = "kubernetes.io/dockercfg"
+	SecretTypeDockerConfigJson                      SecretType                              = "kubernetes.io/dockerconfigjson"
+	SecretTypeBasicAuth                             SecretType                              = "kubernetes.io/basic-auth"
+	SecretTypeSSHAuth                               SecretType                              = "kubernetes.io/ssh-auth"
+	SecretTypeTLS                                   SecretType                              = "kubernetes.io/tls"
+	SecretTypeBootstrapToken                        SecretType                              = "bootstrap.kubernetes.io/token"
+	ComponentHealthy                                ComponentConditionType                  = "Healthy"
+	DefaultProcMount                                ProcMountType                           = "Default"
+	UnmaskedProcMount                               ProcMountType                           = "Unmasked"
+	LoadBalancerIPModeVIP                           LoadBalancerIPMode                      = "VIP"
+	LoadBalancerIPModeProxy                         LoadBalancerIPMode                      = "Proxy"
 )

@@ -8,6 +8,10 @@ import (
 // UID is a unique identifier the server assigns to every object.
 type UID string
 
+// NodeName is the name of a node (Kubernetes' types.NodeName), as fields
+// that refer to one spell it.
+type NodeName string
+
 // FieldsV1 holds a managed-fields set in its raw JSON form ({"f:metadata":{…}}).
 // In protobuf it is a message with the JSON bytes in field 1.
 type FieldsV1 struct {

@@ -178,6 +178,40 @@ func (m *DeleteOptions) DeepCopy() *DeleteOptions {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *FieldSelectorRequirement) DeepCopyInto(out *FieldSelectorRequirement) {
+	*out = *m
+	if m.Values != nil {
+		out.Values = make([]string, len(m.Values))
+		copy(out.Values, m.Values)
+	}
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *FieldSelectorRequirement) DeepCopy() *FieldSelectorRequirement {
+	if m == nil {
+		return nil
+	}
+	out := new(FieldSelectorRequirement)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *GroupResource) DeepCopyInto(out *GroupResource) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *GroupResource) DeepCopy() *GroupResource {
+	if m == nil {
+		return nil
+	}
+	out := new(GroupResource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *GroupVersionForDiscovery) DeepCopyInto(out *GroupVersionForDiscovery) {
 	*out = *m
 }

@@ -127,6 +127,27 @@ func (m *DeleteOptions) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *FieldSelectorRequirement) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Key))
+	n += 1 + pb.SizeBytes(len(m.Operator))
+	for k := range m.Values {
+		n += 1 + pb.SizeBytes(len(m.Values[k]))
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
+func (m *GroupResource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *GroupVersionForDiscovery) Size() (n int) {
 	if m == nil {
 		return 0
@@ -645,6 +666,53 @@ func (m *DeleteOptions) MarshalToSizedBuffer(b []byte) (int, error) {
 	if m.GracePeriodSeconds != nil {
 		i = pb.PutUvarint(b, i, 1, uint64(*m.GracePeriodSeconds))
 	}
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *FieldSelectorRequirement) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *FieldSelectorRequirement) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *FieldSelectorRequirement) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	for k := len(m.Values) - 1; k >= 0; k-- {
+		i = pb.PutString(b, i, 3, string(m.Values[k]))
+	}
+	i = pb.PutString(b, i, 2, string(m.Operator))
+	i = pb.PutString(b, i, 1, string(m.Key))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *GroupResource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *GroupResource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *GroupResource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
 	return len(b) - i, nil
 }
 
@@ -1527,6 +1595,51 @@ func (m *DeleteOptions) UnmarshalFrom(d *pb.Decoder) error {
 		case 6:
 			v := d.Uvarint() != 0
 			m.IgnoreStoreReadErrorWithClusterBreakingPotential = &v
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *FieldSelectorRequirement) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "FieldSelectorRequirement"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *FieldSelectorRequirement) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("FieldSelectorRequirement")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Key = d.String()
+		case 2:
+			m.Operator = FieldSelectorOperator(d.String())
+		case 3:
+			if m.Values == nil {
+				m.Values = make([]string, 0, d.Count())
+			}
+			m.Values = append(m.Values, d.String())
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *GroupResource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GroupResource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GroupResource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GroupResource")
+	for d.Next() {
+		switch d.Field() {
 		default:
 			d.Skip()
 		}

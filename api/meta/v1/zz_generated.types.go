@@ -165,6 +165,16 @@ type LabelSelectorRequirement struct {
 // LabelSelectorOperator is the meta.k8s.io/v1 LabelSelectorOperator type of the Kubernetes API.
 type LabelSelectorOperator string
 
+// FieldSelectorRequirement is the meta.k8s.io/v1 FieldSelectorRequirement type of the Kubernetes API.
+type FieldSelectorRequirement struct {
+	Key      string                `json:"key" protobuf:"bytes,1,opt,name=key"`
+	Operator FieldSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=FieldSelectorOperator"`
+	Values   []string              `json:"values,omitempty" listType:"atomic" protobuf:"bytes,3,rep,name=values"`
+}
+
+// FieldSelectorOperator is the meta.k8s.io/v1 FieldSelectorOperator type of the Kubernetes API.
+type FieldSelectorOperator string
+
 // ManagedFieldsEntry is the meta.k8s.io/v1 ManagedFieldsEntry type of the Kubernetes API.
 type ManagedFieldsEntry struct {
 	Manager     string                     `json:"manager,omitempty" protobuf:"bytes,1,opt,name=manager"`
@@ -295,6 +305,10 @@ const (
 	LabelSelectorOpNotIn              LabelSelectorOperator      = "NotIn"
 	LabelSelectorOpExists             LabelSelectorOperator      = "Exists"
 	LabelSelectorOpDoesNotExist       LabelSelectorOperator      = "DoesNotExist"
+	FieldSelectorOpIn                 FieldSelectorOperator      = "In"
+	FieldSelectorOpNotIn              FieldSelectorOperator      = "NotIn"
+	FieldSelectorOpExists             FieldSelectorOperator      = "Exists"
+	FieldSelectorOpDoesNotExist       FieldSelectorOperator      = "DoesNotExist"
 	ManagedFieldsOperationApply       ManagedFieldsOperationType = "Apply"
 	ManagedFieldsOperationUpdate      ManagedFieldsOperationType = "Update"
 	RowCompleted                      RowConditionType           = "Completed"

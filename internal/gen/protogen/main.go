@@ -118,6 +118,10 @@ func walk(roots []any, follow func(reflect.StructField) bool, stop map[reflect.T
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
 			if t.Kind() == reflect.Map {
 				visit(t.Key())
+				if e := t.Elem(); isSliceMessage(e) && !seen[e] && !stop[e] {
+					seen[e] = true
+					add(e)
+				}
 			}
 			t = t.Elem()
 		}
@@ -142,6 +146,10 @@ func main() {
 	root := flag.String("root", ".", "repository root to write the generated files under")
 	flag.Parse()
 	outRoot = *root
+	roots = append(roots, schemaRoots...)
+	for path, a := range schemaAliases {
+		aliases[path] = a
+	}
 	gens := map[string]*gen{}
 	genFor := func(t reflect.Type) *gen {
 		g := gens[t.PkgPath()]
@@ -155,7 +163,11 @@ func main() {
 	walk(roots, func(f reflect.StructField) bool { return protoTag(f) != nil }, handWritten,
 		func(t reflect.Type) { protoTypes = append(protoTypes, t) })
 	walk(append(roots, deepCopyOnly...), func(reflect.StructField) bool { return true }, ownDeepCopy,
-		func(t reflect.Type) { deepTypes = append(deepTypes, t) })
+		func(t reflect.Type) {
+			if t.Kind() == reflect.Struct {
+				deepTypes = append(deepTypes, t)
+			}
+		})
 	byName := func(ts []reflect.Type) {
 		sort.Slice(ts, func(i, j int) bool {
 			if ts[i].PkgPath() != ts[j].PkgPath() {
@@ -167,6 +179,10 @@ func main() {
 	byName(protoTypes)
 	byName(deepTypes)
 	for _, t := range protoTypes {
+		if isSliceMessage(t) {
+			genFor(t).sliceMessage(t)
+			continue
+		}
 		genFor(t).message(t)
 	}
 	for _, t := range deepTypes {
@@ -250,6 +266,29 @@ func isBytes(t reflect.Type) bool {
 	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
 }
 
+// isSliceMessage reports whether t is a named slice type of an API package
+// (authentication's ExtraValue []string). As a map value, gogo-protobuf
+// writes such a type as a message of its own whose field 1 holds the
+// elements; as a field it is a plain repeated field.
+func isSliceMessage(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Name() != "" && t.PkgPath() != "" && !isBytes(t)
+}
+
+// sliceMessage writes the methods of a named slice type (see isSliceMessage):
+// the elements are repeated field 1 of the message.
+func (g *gen) sliceMessage(t reflect.Type) {
+	name := t.Name()
+	s, m, u := &g.size, &g.marshal, &g.unmarsh
+	g.p(s, "// Size returns the protobuf encoded size of m.\nfunc (m %s) Size() (n int) {\n\tfor k := range m {\n\t\tn += %s\n\t}\n\treturn n\n}\n", name, g.sizeOf(t.Elem(), "m[k]", 1))
+	g.p(m, "// Marshal encodes m as protobuf.\nfunc (m %[1]s) Marshal() ([]byte, error) {\n\tb := make([]byte, m.Size())\n\tn, err := m.MarshalToSizedBuffer(b)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn b[len(b)-n:], nil\n}\n", name)
+	g.p(m, "// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.\nfunc (m %[1]s) MarshalTo(b []byte) (int, error) {\n\treturn m.MarshalToSizedBuffer(b[:m.Size()])\n}\n", name)
+	g.p(m, "// MarshalToSizedBuffer encodes m at the end of b and returns its length.\nfunc (m %s) MarshalToSizedBuffer(b []byte) (int, error) {\n\ti := len(b)\n\tfor k := len(m) - 1; k >= 0; k-- {", name)
+	g.putValue(m, t.Elem(), "m[k]", 1, "\t\t")
+	g.p(m, "\t}\n\treturn len(b) - i, nil\n}\n")
+	g.p(u, "// Unmarshal decodes protobuf bytes into m.\nfunc (m *%[1]s) Unmarshal(b []byte) error {\n\treturn m.UnmarshalFrom(pb.NewDecoder(b, %[1]q))\n}\n", name)
+	g.p(u, "// UnmarshalFrom decodes the message d reads into m.\nfunc (m *%s) UnmarshalFrom(d *pb.Decoder) error {\n\td.SetName(%q)\n\tfor d.Next() {\n\t\tswitch d.Field() {\n\t\tcase 1:\n\t\t\t*m = append(*m, %s)\n\t\tdefault:\n\t\t\td.Skip()\n\t\t}\n\t}\n\treturn d.Err()\n}\n", name, name, g.readValue(t.Elem()))
+}
+
 func isInt(k reflect.Kind) bool {
 	return k == reflect.Int32 || k == reflect.Int64 || k == reflect.Uint32 || k == reflect.Uint64 || k == reflect.Int
 }
@@ -327,7 +366,7 @@ func (g *gen) sizeOf(t reflect.Type, v string, tagSize int) string {
 		return fmt.Sprintf("%d + pb.SizeVarint(uint64(%s))", tagSize, v)
 	case t.Kind() == reflect.Float64:
 		return fmt.Sprintf("%d + 8", tagSize)
-	case t.Kind() == reflect.Struct:
+	case t.Kind() == reflect.Struct || isSliceMessage(t):
 		return fmt.Sprintf("%d + pb.SizeBytes(%s.Size())", tagSize, v)
 	}
 	log.Fatalf("unsupported type %v", t)
@@ -353,6 +392,8 @@ func (g *gen) sizeField(f field) {
 		} else {
 			g.p(s, "\tif %s != nil {\n\t\tn += %s\n\t}", v, g.sizeOf(t.Elem(), "*"+v, ts))
 		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Bool:
+		g.p(s, "\tn += len(%s) * %d", v, ts+1)
 	case t.Kind() == reflect.Slice:
 		g.p(s, "\tfor k := range %s {\n\t\tn += %s\n\t}", v, g.sizeOf(t.Elem(), v+"[k]", ts))
 	case t.Kind() == reflect.Map:
@@ -383,7 +424,7 @@ func (g *gen) putValue(w *bytes.Buffer, t reflect.Type, v string, num int, inden
 	case t.Kind() == reflect.Float64:
 		g.imports["math"] = "math"
 		g.p(w, "%si = pb.PutFixed64(b, i, %d, math.Float64bits(float64(%s)))", indent, num, v)
-	case t.Kind() == reflect.Struct:
+	case t.Kind() == reflect.Struct || isSliceMessage(t):
 		g.p(w, "%s{\n%s\tend := i\n%s\tn, err := %s.MarshalToSizedBuffer(b[:i])\n%s\tif err != nil {\n%s\t\treturn 0, err\n%s\t}\n%s\ti = pb.PutMessageHeader(b, i-n, end, %d)\n%s}",
 			indent, indent, indent, v, indent, indent, indent, indent, num, indent)
 	default:
@@ -497,7 +538,7 @@ func (g *gen) unmarshalField(owner reflect.Type, f field) {
 			} else {
 				g.p(w, "\t\t\t%s[%s] = %s(d.BytesString(val))", v, key, g.typeName(e))
 			}
-		case e.Kind() == reflect.Struct && decodesFrom(e):
+		case (e.Kind() == reflect.Struct || isSliceMessage(e)) && decodesFrom(e):
 			g.usesSub = true
 			g.p(w, "\t\t\tvar mv %s\n\t\t\td.SubBytes(&sub, val)\n\t\t\td.Wrap(mv.UnmarshalFrom(&sub))\n\t\t\t%s[%s] = mv", g.typeName(e), v, key)
 		case e.Kind() == reflect.Struct:

@@ -66,6 +66,7 @@ var modules = map[string]string{
 	"k8s.io/api":                     "v0.37.2",
 	"k8s.io/apimachinery":            "v0.37.2",
 	"k8s.io/apiextensions-apiserver": "v0.37.2",
+	"k8s.io/kube-aggregator":         "v0.37.2",
 }
 
 type pkgSpec struct {
@@ -78,6 +79,16 @@ type pkgSpec struct {
 	roots       []string
 	files       []string        // source files to read (default: types.go)
 	skip        map[string]bool // hand-written in kapi
+	// all makes every exported type declared in files a root (after roots),
+	// so the package has every type k8s.io/api has, kinds and options alike.
+	all bool
+}
+
+// k8sAPI is the spec of a k8s.io/api package dir ("batch/v1") written to
+// api/<group>/<version> with every exported type of its types.go.
+func k8sAPI(dir, out, alias string) *pkgSpec {
+	return &pkgSpec{module: "k8s.io/api", dir: dir, k8sPath: "k8s.io/api/" + dir, out: out,
+		name: filepath.Base(out), alias: alias, all: true}
 }
 
 const kapi = "github.com/kapi-dev/kapi/"
@@ -101,18 +112,45 @@ var pkgs = []*pkgSpec{
 			"ServiceAccount", "ServiceAccountList", "Pod", "PodList", "Service", "ServiceList", "Node", "NodeList",
 			"Event", "EventList", "ObjectReference", "LocalObjectReference", "TypedLocalObjectReference",
 			"Endpoints", "EndpointsList"},
+		all: true,
 	},
 	{
 		module: "k8s.io/api", dir: "apps/v1", k8sPath: "k8s.io/api/apps/v1", out: "api/apps/v1", name: "v1", alias: "appsv1",
-		roots: []string{"Deployment", "DeploymentList"},
+		roots: []string{"Deployment", "DeploymentList"}, all: true,
 	},
 	{
 		module: "k8s.io/api", dir: "discovery/v1", k8sPath: "k8s.io/api/discovery/v1", out: "api/discovery/v1", name: "v1", alias: "discoveryv1",
-		roots: []string{"EndpointSlice", "EndpointSliceList"},
+		roots: []string{"EndpointSlice", "EndpointSliceList"}, all: true,
 	},
 	{
 		module: "k8s.io/api", dir: "coordination/v1", k8sPath: "k8s.io/api/coordination/v1", out: "api/coordination/v1", name: "v1", alias: "coordinationv1",
-		roots: []string{"Lease", "LeaseList"},
+		roots: []string{"Lease", "LeaseList"}, all: true,
+	},
+	k8sAPI("admissionregistration/v1", "api/admissionregistration/v1", "admissionregistrationv1"),
+	k8sAPI("authentication/v1", "api/authentication/v1", "authenticationv1"),
+	k8sAPI("authorization/v1", "api/authorization/v1", "authorizationv1"),
+	k8sAPI("autoscaling/v1", "api/autoscaling/v1", "autoscalingv1"),
+	k8sAPI("autoscaling/v2", "api/autoscaling/v2", "autoscalingv2"),
+	k8sAPI("batch/v1", "api/batch/v1", "batchv1"),
+	k8sAPI("certificates/v1", "api/certificates/v1", "certificatesv1"),
+	k8sAPI("events/v1", "api/events/v1", "eventsv1"),
+	k8sAPI("flowcontrol/v1", "api/flowcontrol/v1", "flowcontrolv1"),
+	k8sAPI("networking/v1", "api/networking/v1", "networkingv1"),
+	k8sAPI("node/v1", "api/node/v1", "nodev1"),
+	k8sAPI("policy/v1", "api/policy/v1", "policyv1"),
+	k8sAPI("rbac/v1", "api/rbac/v1", "rbacv1"),
+	k8sAPI("resource/v1", "api/resource/v1", "resourcev1"),
+	k8sAPI("scheduling/v1", "api/scheduling/v1", "schedulingv1"),
+	k8sAPI("storage/v1", "api/storage/v1", "storagev1"),
+	k8sAPI("storagemigration/v1", "api/storagemigration/v1", "storagemigrationv1"),
+	// Only the types batch/v1's Job refers to (its alpha workload fields).
+	{
+		module: "k8s.io/api", dir: "scheduling/v1alpha3", k8sPath: "k8s.io/api/scheduling/v1alpha3",
+		out: "api/scheduling/v1alpha3", name: "v1alpha3", alias: "schedulingv1alpha3",
+	},
+	{
+		module: "k8s.io/kube-aggregator", dir: "pkg/apis/apiregistration/v1", k8sPath: "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1",
+		out: "api/apiregistration/v1", name: "v1", alias: "apiregistrationv1", all: true,
 	},
 	{
 		module: "k8s.io/api", dir: "apidiscovery/v2", k8sPath: "k8s.io/api/apidiscovery/v2", out: "api/apidiscovery/v2", name: "v2", alias: "apidiscoveryv2",
@@ -136,6 +174,7 @@ var external = map[string][2]string{ // k8s "path.Name" -> kapi import path, qua
 	"k8s.io/apimachinery/pkg/api/resource.Quantity":      {kapi + "api/resource", "resource.Quantity"},
 	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":    {kapi + "api/intstr", "intstr.IntOrString"},
 	"k8s.io/apimachinery/pkg/types.UID":                  {kapi + "api/meta/v1", "metav1.UID"},
+	"k8s.io/apimachinery/pkg/types.NodeName":             {kapi + "api/meta/v1", "metav1.NodeName"},
 	"k8s.io/apimachinery/pkg/runtime.RawExtension":       {kapi + "api/meta/v1", "metav1.RawExtension"},
 	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":          {kapi + "api/meta/v1", "metav1.Time"},
 	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":     {kapi + "api/meta/v1", "metav1.MicroTime"},
@@ -218,6 +257,9 @@ func main() {
 						}
 						l.types[s.Name.Name] = &typeDecl{spec: s, doc: doc, file: af, order: order}
 						order++
+						if p.all && s.Name.IsExported() && !slicesContains(p.roots, s.Name.Name) && !p.skip[s.Name.Name] {
+							p.roots = append(p.roots, s.Name.Name)
+						}
 					case *ast.ValueSpec:
 						// Typed constants, and those typed by a
 						// conversion (AddressType(v1.IPv4Protocol)).
@@ -278,6 +320,58 @@ func main() {
 			log.Fatalf("%s: %v", p.out, err)
 		}
 	}
+	if err := emitProtoRoots(byPath); err != nil {
+		log.Fatalf("protogen roots: %v", err)
+	}
+}
+
+// emitProtoRoots writes internal/gen/protogen/zz_generated.roots.go: the
+// struct types of every package transcribed whole (pkgSpec.all), as values
+// protogen walks to write their protobuf and deep-copy methods, and the
+// import alias of each package.
+func emitProtoRoots(all map[string]*loaded) error {
+	var out bytes.Buffer
+	out.WriteString("// Code generated by internal/gen/schemagen. DO NOT EDIT.\n\n//go:build kapi_protogen\n\npackage main\n\nimport (\n")
+	var specs []*pkgSpec
+	for _, p := range pkgs {
+		if p.all {
+			specs = append(specs, p)
+		}
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].alias < specs[j].alias })
+	for _, p := range specs {
+		fmt.Fprintf(&out, "\t%s %q\n", p.alias, p.kapiPath)
+	}
+	out.WriteString(")\n\n// schemaAliases are the import aliases of the packages schemagen writes.\nvar schemaAliases = map[string]string{\n")
+	byAlias := append([]*pkgSpec(nil), pkgs...)
+	sort.Slice(byAlias, func(i, j int) bool { return byAlias[i].alias < byAlias[j].alias })
+	for _, p := range byAlias {
+		fmt.Fprintf(&out, "\t%q: %q,\n", p.kapiPath, p.alias)
+	}
+	out.WriteString("}\n\n// schemaRoots are the struct types of the packages schemagen writes whole.\nvar schemaRoots = []any{\n")
+	for _, p := range specs {
+		l := all[p.k8sPath]
+		for _, r := range p.roots {
+			td := l.types[r]
+			if td == nil || !l.keep[r] {
+				continue
+			}
+			switch td.spec.Type.(type) {
+			case *ast.StructType, *ast.SelectorExpr:
+				fmt.Fprintf(&out, "\t%s.%s{},\n", p.alias, r)
+			}
+		}
+	}
+	out.WriteString("}\n")
+	src, err := format.Source(out.Bytes())
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(*root, "internal/gen/protogen")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "zz_generated.roots.go"), src, 0o644)
 }
 
 // walkTypes calls visit for every named type a type expression refers to.
