@@ -39,8 +39,11 @@
 // # Registering types
 //
 // The client finds a Go type's resource, kind and scope in a [Scheme]
-// without asking the server. [DefaultScheme] holds the built-in kinds; a
-// custom resource type is registered once, usually in an init function:
+// without asking the server. [DefaultScheme] holds a type for every resource
+// a default kube-apiserver v1.37 serves (batchv1.Job, rbacv1.Role,
+// autoscalingv2.HorizontalPodAutoscaler ...; see [NewBuiltinScheme]) with
+// its kind, scope, short names and categories; a custom resource type is
+// registered once, usually in an init function:
 //
 //	client.Register[Widget](client.Kind{Group: "example.com", Version: "v1",
 //		Resource: "widgets", Kind: "Widget", Namespaced: true})

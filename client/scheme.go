@@ -4,13 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 
-	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
-	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
-	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
-	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
 )
@@ -84,6 +81,25 @@ type Kind struct {
 	// resources. The client uses protobuf only when this is set, the Config
 	// prefers it, and the Go type encodes itself (see Scheme.Add).
 	Protobuf bool
+	// ShortNames are the abbreviations discovery lists for the resource
+	// ("po" for pods), as kubectl accepts them.
+	ShortNames []string
+	// Categories are the groups of resources discovery puts the resource
+	// in ("all" for what kubectl get all lists).
+	Categories []string
+}
+
+// clone returns k with slices of its own.
+func (k Kind) clone() Kind {
+	k.ShortNames, k.Categories = slices.Clone(k.ShortNames), slices.Clone(k.Categories)
+	return k
+}
+
+// equal reports whether k and o describe the same registration.
+func (k Kind) equal(o Kind) bool {
+	return k.Group == o.Group && k.Version == o.Version && k.Resource == o.Resource && k.Kind == o.Kind &&
+		k.ListKind == o.ListKind && k.Namespaced == o.Namespaced && k.Protobuf == o.Protobuf &&
+		slices.Equal(k.ShortNames, o.ShortNames) && slices.Equal(k.Categories, o.Categories)
 }
 
 // GroupVersionResource returns the resource's name on the server.
@@ -138,34 +154,20 @@ func NewScheme() *Scheme {
 	return &Scheme{byType: map[reflect.Type]*typeInfo{}, byGVK: map[GroupVersionKind]reflect.Type{}}
 }
 
-// NewBuiltinScheme returns a scheme holding kapi's built-in kinds: core/v1
-// ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount;
-// apps/v1 Deployment; coordination.k8s.io/v1 Lease; apiextensions.k8s.io/v1
-// CustomResourceDefinition.
+// NewBuiltinScheme returns a scheme holding a Go type for every resource a
+// default kube-apiserver v1.37 serves (the api/<group>/<version> packages,
+// autoscaling's HorizontalPodAutoscaler in both v1 and v2), each registered
+// with the resource name, kind, scope, short names and categories that
+// server's discovery lists, and with Protobuf set, as kube-apiserver serves
+// protobuf for every built-in kind. Subresource kinds (Scale, Eviction, the
+// pod options) are not registered: they are not resources of their own.
 func NewBuiltinScheme() *Scheme {
 	s := NewScheme()
-	add := func(err error) {
-		if err != nil {
+	for _, add := range builtinTypes {
+		if err := add(s); err != nil {
 			panic(err) // the table is static: a failure is a programming error
 		}
 	}
-	core := func(resource, kind string, namespaced bool) Kind {
-		return Kind{Version: "v1", Resource: resource, Kind: kind, Namespaced: namespaced, Protobuf: true}
-	}
-	add(Add[corev1.ConfigMap](s, core("configmaps", "ConfigMap", true)))
-	add(Add[corev1.Event](s, core("events", "Event", true)))
-	add(Add[corev1.Namespace](s, core("namespaces", "Namespace", false)))
-	add(Add[corev1.Node](s, core("nodes", "Node", false)))
-	add(Add[corev1.Pod](s, core("pods", "Pod", true)))
-	add(Add[corev1.Secret](s, core("secrets", "Secret", true)))
-	add(Add[corev1.Service](s, core("services", "Service", true)))
-	add(Add[corev1.ServiceAccount](s, core("serviceaccounts", "ServiceAccount", true)))
-	add(Add[appsv1.Deployment](s, Kind{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment",
-		Namespaced: true, Protobuf: true}))
-	add(Add[coordinationv1.Lease](s, Kind{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease",
-		Namespaced: true, Protobuf: true}))
-	add(Add[apiextensionsv1.CustomResourceDefinition](s, Kind{Group: "apiextensions.k8s.io", Version: "v1",
-		Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", Protobuf: true}))
 	return s
 }
 
@@ -226,12 +228,13 @@ func (s *Scheme) add(t reflect.Type, k Kind) error {
 	if k.ListKind == "" {
 		k.ListKind = k.Kind + "List"
 	}
+	k = k.clone()
 	info := &typeInfo{goType: t, kind: k, protobuf: k.Protobuf && codec.HasOwnProtobuf(t)}
 	gvk := k.GroupVersionKind()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.byType[t]; ok {
-		if old.kind == k {
+		if old.kind.equal(k) {
 			return nil
 		}
 		return fmt.Errorf("%w: %v is registered as %s, not %s", ErrKindConflict, t, old.kind.GroupVersionKind(), gvk)
@@ -258,7 +261,7 @@ func KindFor[T any](s *Scheme) (Kind, bool) {
 	if !ok {
 		return Kind{}, false
 	}
-	return info.kind, true
+	return info.kind.clone(), true
 }
 
 // UsesProtobuf reports whether T is sent and received as protobuf when the
@@ -273,7 +276,7 @@ func (s *Scheme) Kinds() []Kind {
 	s.mu.RLock()
 	out := make([]Kind, 0, len(s.byType))
 	for _, info := range s.byType {
-		out = append(out, info.kind)
+		out = append(out, info.kind.clone())
 	}
 	s.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool {
