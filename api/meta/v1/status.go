@@ -35,12 +35,13 @@ const (
 )
 
 // GroupResource names a resource type by API group and plural resource name,
-// without version: {"", "configmaps"}, {"apps", "deployments"}.
+// without version: {"", "configmaps"}, {"apps", "deployments"}. Its wire
+// form is Kubernetes' (storagemigration's StorageVersionMigration holds one).
 type GroupResource struct {
 	// Group is the API group, "" for the core group.
-	Group string
+	Group string `json:"group" protobuf:"bytes,1,opt,name=group"`
 	// Resource is the plural, lower-case resource name, such as "configmaps".
-	Resource string
+	Resource string `json:"resource" protobuf:"bytes,2,opt,name=resource"`
 }
 
 // String formats gr as Kubernetes does in messages: the resource alone in the

@@ -144,6 +144,8 @@ func (m *GroupResource) Size() (n int) {
 	if m == nil {
 		return 0
 	}
+	n += 1 + pb.SizeBytes(len(m.Group))
+	n += 1 + pb.SizeBytes(len(m.Resource))
 	return n
 }
 
@@ -713,6 +715,8 @@ func (m *GroupResource) MarshalTo(b []byte) (int, error) {
 // MarshalToSizedBuffer encodes m at the end of b and returns its length.
 func (m *GroupResource) MarshalToSizedBuffer(b []byte) (int, error) {
 	i := len(b)
+	i = pb.PutString(b, i, 2, string(m.Resource))
+	i = pb.PutString(b, i, 1, string(m.Group))
 	return len(b) - i, nil
 }
 
@@ -1640,6 +1644,10 @@ func (m *GroupResource) UnmarshalFrom(d *pb.Decoder) error {
 	d.SetName("GroupResource")
 	for d.Next() {
 		switch d.Field() {
+		case 1:
+			m.Group = d.String()
+		case 2:
+			m.Resource = d.String()
 		default:
 			d.Skip()
 		}
