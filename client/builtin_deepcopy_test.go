@@ -8,7 +8,7 @@ import (
 	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
-// TestBuiltinKindsDeepCopy copies the object of every create-* and full-*
+// TestBuiltinKindsDeepCopy copies the object of every create-*, full-* and review-*
 // capture of kube-apiserver v1.37.2 with its DeepCopy method: the copy is
 // equal to the original and shares no memory with it.
 func TestBuiltinKindsDeepCopy(t *testing.T) {

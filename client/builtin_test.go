@@ -129,3 +129,14 @@ func TestKindForReturnsACopy(t *testing.T) {
 		t.Errorf("KindFor shares the registration's short names: %v", k2.ShortNames)
 	}
 }
+
+func TestSchemeNew(t *testing.T) {
+	s := NewBuiltinScheme()
+	obj, ok := s.New(GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"})
+	if _, isJob := obj.(*batchv1.Job); !ok || !isJob {
+		t.Errorf("New(batch/v1 Job) = %T, %v", obj, ok)
+	}
+	if obj, ok := s.New(GroupVersionKind{Group: "batch", Version: "v1", Kind: "Nope"}); ok || obj != nil {
+		t.Errorf("New(unknown) = %T, %v", obj, ok)
+	}
+}

@@ -264,6 +264,19 @@ func KindFor[T any](s *Scheme) (Kind, bool) {
 	return info.kind.clone(), true
 }
 
+// New returns a pointer to a new zero value of the Go type registered as
+// gvk, such as a *batchv1.Job for {"batch", "v1", "Job"}, for decoding
+// objects whose kind is known only at run time.
+func (s *Scheme) New(gvk GroupVersionKind) (any, bool) {
+	s.mu.RLock()
+	t, ok := s.byGVK[gvk]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return reflect.New(t).Interface(), true
+}
+
 // UsesProtobuf reports whether T is sent and received as protobuf when the
 // Config prefers it: T is registered with Kind.Protobuf and *T encodes itself.
 func UsesProtobuf[T any](s *Scheme) bool {
