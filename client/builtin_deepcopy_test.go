@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	"github.com/kapi-dev/kapi/api/resource"
 	"github.com/kapi-dev/kapi/internal/kjson"
 )
@@ -109,4 +110,17 @@ func sharedMemory(a, b reflect.Value, path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sharedMemory finds what a shallow copy shares.
+func TestSharedMemoryFindsShallowCopies(t *testing.T) {
+	pod := corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a", Args: []string{"x"}}}}}
+	shallow := pod
+	shallow.Spec.Containers = append([]corev1.Container(nil), pod.Spec.Containers...)
+	if path, shared := sharedMemory(reflect.ValueOf(pod), reflect.ValueOf(shallow), "Pod"); !shared || path != "Pod.Spec.Containers[].Args" {
+		t.Errorf("sharedMemory = %q, %v; want Pod.Spec.Containers[].Args", path, shared)
+	}
+	if path, shared := sharedMemory(reflect.ValueOf(pod), reflect.ValueOf(*pod.DeepCopy()), "Pod"); shared {
+		t.Errorf("a deep copy shares %s", path)
+	}
 }
