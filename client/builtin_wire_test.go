@@ -32,7 +32,7 @@ func builtinKindCaptures(t *testing.T) []kindCapture {
 	t.Helper()
 	var paths []string
 	for _, glob := range []string{"create-*.txt", "full-*.txt", "review-*.txt"} {
-		p, err := filepath.Glob(filepath.Join(golden.Dir137(), "kinds", glob))
+		p, err := filepath.Glob(filepath.Join(golden.KindsDir(), glob))
 		if err != nil {
 			t.Fatal(err)
 		}

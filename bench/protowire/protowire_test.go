@@ -42,7 +42,7 @@ func k8sDecoder(t *testing.T) runtime.Decoder {
 func TestProtobufMatchesK8sAPI(t *testing.T) {
 	var paths []string
 	for _, glob := range []string{"create-*.txt", "full-*.txt", "review-*.txt"} {
-		p, err := filepath.Glob(filepath.Join(golden.Dir137(), "kinds", glob))
+		p, err := filepath.Glob(filepath.Join(golden.KindsDir(), glob))
 		if err != nil {
 			t.Fatal(err)
 		}
