@@ -1,13 +1,9 @@
 package fake_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +43,7 @@ type kindCase struct {
 	// captures (testdata/golden-1.37/kinds/create-<group>-<resource>.txt)
 	// unless given here.
 	body string
-	run  func(t *testing.T, c *client.Client, body []byte)
+	run  func(t *testing.T, c *client.Client, namespace string, body []byte)
 }
 
 // storedKinds are the resources of kube-apiserver v1.37 that store objects,
@@ -163,17 +159,17 @@ func TestStoredKindsTypedCRUD(t *testing.T) {
 		name := k.group + "/" + cmpOr(k.version, "v1") + "/" + k.resource
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			body := []byte(k.body)
+			body, ns := []byte(k.body), "kinds-test"
 			if k.body == "" {
 				var err error
-				if body, err = capturedCreate(k.group, k.resource); err != nil {
+				if body, ns, err = capturedCreate(k.group, k.resource); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, ct := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
 				t.Run(ct, func(t *testing.T) {
 					f := fake.NewWithOptions(t, fake.Options{ContentType: ct})
-					k.run(t, f.Client(), body)
+					k.run(t, f.Client(), ns, body)
 				})
 			}
 		})
@@ -181,24 +177,19 @@ func TestStoredKindsTypedCRUD(t *testing.T) {
 }
 
 // capturedCreate is the request body of the minimal create in the kinds
-// captures.
-func capturedCreate(group, resource string) ([]byte, error) {
-	raw, err := os.ReadFile(filepath.Join(golden.Dir137(), "kinds", "create-"+cmpOr(group, "core")+"-"+resource+".txt"))
+// captures, and the namespace it was created in ("" if cluster-scoped).
+func capturedCreate(group, resource string) (body []byte, namespace string, err error) {
+	x, err := golden.LoadKind("create-" + cmpOr(group, "core") + "-" + resource)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	req, _, ok := bytes.Cut(raw, []byte("\n---\n"))
-	if !ok {
-		return nil, errors.New("no response in the capture")
+	if _, rest, ok := strings.Cut(x.Path, "/namespaces/"); ok {
+		namespace, _, _ = strings.Cut(rest, "/")
 	}
-	_, body, ok := bytes.Cut(req, []byte("\n\n"))
-	if !ok {
-		return nil, errors.New("no request body in the capture")
-	}
-	return body, nil
+	return x.RequestBody, namespace, nil
 }
 
-func crud[T any, PT client.ObjectPtr[T]](t *testing.T, c *client.Client, body []byte) {
+func crud[T any, PT client.ObjectPtr[T]](t *testing.T, c *client.Client, ns string, body []byte) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	obj := PT(new(T))
@@ -207,7 +198,6 @@ func crud[T any, PT client.ObjectPtr[T]](t *testing.T, c *client.Client, body []
 	}
 	tc := client.For[T, PT](c)
 	if tc.Kind().Namespaced {
-		ns := "kinds-test"
 		if _, err := client.For[corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
