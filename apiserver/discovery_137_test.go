@@ -74,12 +74,6 @@ var notServedYet = map[string]bool{
 	"resource.k8s.io/v1/resourceclaimtemplates":                         true,
 	"resource.k8s.io/v1/resourceslices":                                 true,
 	"scheduling.k8s.io/v1/priorityclasses":                              true,
-	"storage.k8s.io/v1/csidrivers":                                      true,
-	"storage.k8s.io/v1/csinodes":                                        true,
-	"storage.k8s.io/v1/csistoragecapacities":                            true,
-	"storage.k8s.io/v1/storageclasses":                                  true,
-	"storage.k8s.io/v1/volumeattachments":                               true,
-	"storage.k8s.io/v1/volumeattributesclasses":                         true,
 	"storagemigration.k8s.io/v1/storageversionmigrations":               true,
 }
 
