@@ -68,11 +68,6 @@ var notServedYet = map[string]bool{
 	"rbac.authorization.k8s.io/v1/clusterroles":                         true,
 	"rbac.authorization.k8s.io/v1/rolebindings":                         true,
 	"rbac.authorization.k8s.io/v1/roles":                                true,
-	"resource.k8s.io/v1/deviceclasses":                                  true,
-	"resource.k8s.io/v1/devicetaintrules":                               true,
-	"resource.k8s.io/v1/resourceclaims":                                 true,
-	"resource.k8s.io/v1/resourceclaimtemplates":                         true,
-	"resource.k8s.io/v1/resourceslices":                                 true,
 	"scheduling.k8s.io/v1/priorityclasses":                              true,
 	"storagemigration.k8s.io/v1/storageversionmigrations":               true,
 }

@@ -79,6 +79,7 @@ func BuiltinWith(opts Options) (*Registry, error) {
 var groupKinds = []func(Options, services) []*Resource{
 	coreKinds,
 	storageKinds,
+	resourceKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination
