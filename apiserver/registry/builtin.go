@@ -27,6 +27,10 @@ type Options struct {
 	// kube-api-access-<suffix> token volume (default 5 random characters of
 	// Kubernetes' alphabet). A server passes its own for reproducible names.
 	NameSuffix func() string
+	// User is who the server's clients are (kapi authenticates no one
+	// else): a CertificateSigningRequest's spec.username, uid, groups and
+	// extra are filled from it at create (default DefaultUser).
+	User UserInfo
 }
 
 // Builtin returns a registry holding the built-in resources: core/v1
@@ -51,6 +55,9 @@ func BuiltinWith(opts Options) (*Registry, error) {
 	}
 	if opts.NameSuffix == nil {
 		opts.NameSuffix = randomSuffix
+	}
+	if opts.User.Username == "" {
+		opts.User = DefaultUser
 	}
 	if opts.NodePortRange == (PortRange{}) {
 		opts.NodePortRange = DefaultNodePortRange
@@ -80,6 +87,7 @@ var groupKinds = []func(Options, services) []*Resource{
 	coreKinds,
 	storageKinds,
 	resourceKinds,
+	certificatesKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination
