@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/internal/golden"
 )
 
@@ -48,7 +49,13 @@ func TestKindsGolden(t *testing.T) {
 			// The capture's controller manager had no root-ca publisher; its
 			// server advertised a non-loopback address (Endpoints refuse
 			// loopback ones).
-			srv, err := New(Config{DisableRootCAPublisher: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1")})
+			// Its clients were the static-token user admin (a CSR's
+			// requester).
+			reg, err := registry.BuiltinWith(registry.Options{User: kindsCaptureUser})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := New(Config{DisableRootCAPublisher: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1"), Registry: reg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,6 +106,14 @@ func TestKindsGolden(t *testing.T) {
 // refused. The list only shrinks: a case that passes fails the test until
 // it is removed.
 var kindsPending = map[string]string{
+	"full-storage.k8s.io-csidrivers": "registry.CSIDriverWarnings has the Warning, but Resource has a static Warning only: it needs a per-object hook (kube-apiserver's WarningsOnCreate/Update)",
+	"create-certificates.k8s.io-certificatesigningrequests": "kube-apiserver's field manager resets a CSR's spec as well as its status (the spec is the requester's, filled by the server): " +
+		"managed.go's reset fields are fixed (status, or spec and metadata for /status); a Resource field for them is needed",
+	"full-certificates.k8s.io-certificatesigningrequests":  "as create-certificates.k8s.io-certificatesigningrequests",
+	"table-certificates.k8s.io-certificatesigningrequests": "as create-certificates.k8s.io-certificatesigningrequests (the rows' managedFields)",
+	"invalid-resource.k8s.io-deviceclasses": "CEL selectors are not compiled (cel-go is not a dependency yet; the admission policies issue brings it): " +
+		"the syntax error cause is missing",
+
 	"update-immutable-core-pods": "kube-apiserver's message goes on with a diff of " +
 		"its internal PodSpec (Go field names) that kapi does not reproduce",
 }
@@ -260,7 +275,13 @@ var (
 
 // kindsAgeColumns are the Table columns computed from the time of the
 // request (ages, durations, and times of the run itself).
-var kindsAgeColumns = []string{"Age", "Duration", "Last Seen", "First Seen", "Last Schedule", "Created At"}
+// (TimeAdded: a DeviceTaintRule's spec.taint.timeAdded, which the server
+// sets at create).
+var kindsAgeColumns = []string{"Age", "Duration", "Last Seen", "First Seen", "Last Schedule", "Created At", "TimeAdded"}
+
+// kindsCaptureUser is the user the captures were made as (realk8s' static
+// token).
+var kindsCaptureUser = registry.UserInfo{Username: "admin", UID: "admin-uid", Groups: []string{"system:masters", "system:authenticated"}}
 
 // controllerWrites is what kube-controller-manager wrote into the objects of
 // a resource in the 3 s between the creates and the captured Table GET
