@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -296,6 +297,9 @@ type controllerWrites struct {
 	// row, when set, says which rows the controller wrote to (by the cells
 	// of the row, keyed by column name).
 	row func(cells map[string]any) bool
+	// manager is the field manager of the writes when it is not
+	// kube-controller-manager.
+	manager string
 }
 
 var kindsControllerWrites = map[string]controllerWrites{
@@ -309,6 +313,9 @@ var kindsControllerWrites = map[string]controllerWrites{
 	"resourcequotas":         {cells: []string{"Request", "Limit"}},
 	"secrets": {cells: []string{"Data"}, annotations: []string{"kubernetes.io/service-account.uid"},
 		row: func(cells map[string]any) bool { return cells["Type"] == "kubernetes.io/service-account-token" }},
+	// The validatingadmissionpolicy-status controller type-checks each
+	// policy into its status.
+	"validatingadmissionpolicies": {manager: "validatingadmissionpolicy-status"},
 }
 
 // kindsNormalize replaces in v (a decoded response of resource) what varies
@@ -546,7 +553,7 @@ func normalizeTable(resource string, o map[string]any, capture bool) {
 		if mf, ok := meta["managedFields"].([]any); ok {
 			mf = slices.DeleteFunc(mf, func(e any) bool {
 				m, _ := e.(map[string]any)
-				return m["manager"] == "kube-controller-manager"
+				return m["manager"] == cmp.Or(ctl.manager, "kube-controller-manager")
 			})
 			meta["managedFields"] = mf
 		}

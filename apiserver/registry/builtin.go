@@ -88,6 +88,7 @@ var groupKinds = []func(Options, services) []*Resource{
 	storageKinds,
 	resourceKinds,
 	certificatesKinds,
+	admissionKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination

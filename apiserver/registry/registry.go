@@ -98,6 +98,10 @@ type Resource struct {
 	// bumped whenever its spec changes (GenerationChanged). Without it, the
 	// generation a client sets on create is kept and never changes.
 	Generation bool
+	// SameSpec, when set, tells GenerationChanged whether two objects have
+	// the same spec, for kinds whose spec is not a field named Spec
+	// (webhook configurations: their webhooks).
+	SameSpec func(a, b Object) bool
 	// GenerationOnAnnotations makes a change of annotations bump the
 	// generation too (deployments: their annotations are copied to their
 	// replica sets).
@@ -568,7 +572,11 @@ func (r *Resource) GenerationChanged(old, next Object) bool {
 	if !r.Generation {
 		return false
 	}
-	if !SpecEqual(old, next) {
+	if r.SameSpec != nil {
+		if !r.SameSpec(old, next) {
+			return true
+		}
+	} else if !SpecEqual(old, next) {
 		return true
 	}
 	if r.Custom && !r.StatusSubresource {
