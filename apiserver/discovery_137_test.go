@@ -30,7 +30,6 @@ var notServedYet = map[string]bool{
 	"/v1/podtemplates":                                            true,
 	"/v1/replicationcontrollers":                                  true,
 	"/v1/resourcequotas":                                          true,
-	"apiregistration.k8s.io/v1/apiservices":                       true,
 	"apps/v1/controllerrevisions":                                 true,
 	"apps/v1/daemonsets":                                          true,
 	"apps/v1/replicasets":                                         true,
@@ -60,7 +59,6 @@ var notServedYet = map[string]bool{
 	"rbac.authorization.k8s.io/v1/rolebindings":                   true,
 	"rbac.authorization.k8s.io/v1/roles":                          true,
 	"scheduling.k8s.io/v1/priorityclasses":                        true,
-	"storagemigration.k8s.io/v1/storageversionmigrations":         true,
 }
 
 func discovery137(t *testing.T, name string) []byte {

@@ -112,6 +112,8 @@ var kindsPending = map[string]string{
 		"managed.go's reset fields are fixed (status, or spec and metadata for /status); a Resource field for them is needed",
 	"full-certificates.k8s.io-certificatesigningrequests":  "as create-certificates.k8s.io-certificatesigningrequests",
 	"table-certificates.k8s.io-certificatesigningrequests": "as create-certificates.k8s.io-certificatesigningrequests (the rows' managedFields)",
+	"table-apiregistration.k8s.io-apiservices": "kapi runs no APIService availability controller: a service-backed APIService stays " +
+		"without conditions (Unknown) where kube-apiserver's marks it False (ServiceNotFound)",
 	"invalid-resource.k8s.io-deviceclasses": "CEL selectors are not compiled (cel-go is not a dependency yet; the admission policies issue brings it): " +
 		"the syntax error cause is missing",
 

@@ -89,6 +89,8 @@ var groupKinds = []func(Options, services) []*Resource{
 	resourceKinds,
 	certificatesKinds,
 	admissionKinds,
+	apiregistrationKinds,
+	storagemigrationKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination
