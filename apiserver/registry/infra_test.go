@@ -402,3 +402,53 @@ func sameValue(t *testing.T, got, want any) {
 	}
 	sameJSON(t, v, want)
 }
+
+// LocalAPIServices lists one local APIService per served group version,
+// with kube-apiserver's priorities and labels.
+func TestLocalAPIServices(t *testing.T) {
+	g := Builtin()
+	if err := g.Add(Typed[storagev1.StorageClass](&Resource{Group: "widgets.example.com", Version: "v1beta1", Resource: "widgets", Kind: "Widget"})); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	byName := map[string]*apiregistrationv1.APIService{}
+	var names []string
+	for _, a := range LocalAPIServices(g, now) {
+		byName[a.Name] = a
+		names = append(names, a.Name)
+		if errs := validateAPIService(a, nil); a.Name != "v1." && len(errs) > 0 {
+			t.Errorf("%s is invalid: %q", a.Name, causes(errs))
+		}
+	}
+	if !slices.IsSorted(names) {
+		t.Errorf("not sorted: %q", names)
+	}
+	for _, tc := range []struct {
+		name           string
+		group, version int32
+		label          string
+	}{
+		{"v1.", 18000, 1, "onstart"},
+		{"v1.apps", 17800, 15, "onstart"},
+		{"v1.storage.k8s.io", 16800, 15, "onstart"},
+		{"v1.resource.k8s.io", 16200, 21, "onstart"},
+		{"v1beta1.widgets.example.com", 1000, 100, "true"},
+	} {
+		a := byName[tc.name]
+		if a == nil {
+			t.Errorf("no APIService %s in %q", tc.name, names)
+			continue
+		}
+		if a.Spec.GroupPriorityMinimum != tc.group || a.Spec.VersionPriority != tc.version || a.Labels[AutomanagedLabel] != tc.label ||
+			a.Spec.Service != nil || len(a.Status.Conditions) != 1 || a.Status.Conditions[0].Reason != "Local" {
+			t.Errorf("%s: %+v %+v %v", tc.name, a.Spec, a.Status, a.Labels)
+		}
+	}
+	for gv := range g.Groups() {
+		for _, v := range g.Groups()[gv] {
+			if byName[v+"."+gv] == nil {
+				t.Errorf("no APIService for %s/%s", gv, v)
+			}
+		}
+	}
+}
