@@ -23,7 +23,10 @@ import (
 // the causes kube-apiserver v1.37.2 answered (the kinds captures and the
 // real server), in its order.
 func TestInfraValidation(t *testing.T) {
-	prov := func(s string) *corev1.PersistentVolumeReclaimPolicy { p := corev1.PersistentVolumeReclaimPolicy(s); return &p }
+	prov := func(s string) *corev1.PersistentVolumeReclaimPolicy {
+		p := corev1.PersistentVolumeReclaimPolicy(s)
+		return &p
+	}
 	mode := func(s string) *storagev1.VolumeBindingMode { m := storagev1.VolumeBindingMode(s); return &m }
 	sc := func(f func(*storagev1.StorageClass)) *storagev1.StorageClass {
 		o := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "sc"}, Provisioner: "a.b/c", ReclaimPolicy: prov("Delete"), VolumeBindingMode: mode("Immediate")}
@@ -42,7 +45,9 @@ func TestInfraValidation(t *testing.T) {
 	}{
 		{"storageclass valid", validateStorageClass, sc(nil), nil, nil},
 		{"storageclass enums before the required provisioner", validateStorageClass,
-			sc(func(s *storagev1.StorageClass) { s.Provisioner, s.ReclaimPolicy, s.VolumeBindingMode = "", prov("Sometimes"), mode("Later") }), nil,
+			sc(func(s *storagev1.StorageClass) {
+				s.Provisioner, s.ReclaimPolicy, s.VolumeBindingMode = "", prov("Sometimes"), mode("Later")
+			}), nil,
 			[]string{`reclaimPolicy: Unsupported value: "Sometimes": supported values: "Delete", "Retain"`,
 				`volumeBindingMode: Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"`,
 				"provisioner: Required value"}},
@@ -321,7 +326,7 @@ func TestInfraRows(t *testing.T) {
 			Status: resourcev1.ResourceClaimStatus{Allocation: &resourcev1.AllocationResult{}, ReservedFor: []resourcev1.ResourceClaimConsumerReference{{Name: "p"}}}}),
 			[]any{"c", "allocated,reserved", "4s"}},
 		{"approved csr", row(csrPrinter, &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: "r", CreationTimestamp: created},
-			Spec: certificatesv1.CertificateSigningRequestSpec{SignerName: "s", Username: "u", ExpirationSeconds: ptr(int32(3600))},
+			Spec:   certificatesv1.CertificateSigningRequestSpec{SignerName: "s", Username: "u", ExpirationSeconds: ptr(int32(3600))},
 			Status: certificatesv1.CertificateSigningRequestStatus{Conditions: []certificatesv1.CertificateSigningRequestCondition{{Type: "Approved"}}, Certificate: []byte("c")}}),
 			[]any{"r", "4s", "s", "u", "60m", "Approved,Issued"}},
 		{"pod certificate request", row(podCertificateRequestPrinter, &certificatesv1.PodCertificateRequest{ObjectMeta: metav1.ObjectMeta{Name: "r"},
@@ -345,16 +350,23 @@ func TestInfraRows(t *testing.T) {
 
 func TestCSIDriverWarnings(t *testing.T) {
 	yes := true
+	tokens := storagev1.CSIDriverSpec{TokenRequests: []storagev1.TokenRequest{{Audience: "a"}}}
 	for _, tc := range []struct {
-		spec storagev1.CSIDriverSpec
-		want int
+		spec   storagev1.CSIDriverSpec
+		update bool
+		want   int
 	}{
-		{storagev1.CSIDriverSpec{}, 0},
-		{storagev1.CSIDriverSpec{TokenRequests: []storagev1.TokenRequest{{Audience: "a"}}}, 1},
-		{storagev1.CSIDriverSpec{TokenRequests: []storagev1.TokenRequest{{Audience: "a"}}, ServiceAccountTokenInSecrets: &yes}, 0},
+		{storagev1.CSIDriverSpec{}, false, 0},
+		{tokens, false, 1},
+		{tokens, true, 0}, // kube-apiserver warns on create only
+		{storagev1.CSIDriverSpec{TokenRequests: tokens.TokenRequests, ServiceAccountTokenInSecrets: &yes}, false, 0},
 	} {
-		if got := CSIDriverWarnings(&storagev1.CSIDriver{Spec: tc.spec}); len(got) != tc.want || (tc.want > 0 && !strings.Contains(got[0], "serviceAccountTokenInSecrets")) {
-			t.Errorf("%+v: %q", tc.spec, got)
+		var old Object
+		if tc.update {
+			old = &storagev1.CSIDriver{Spec: tc.spec}
+		}
+		if got := CSIDriverWarnings(&storagev1.CSIDriver{Spec: tc.spec}, old); len(got) != tc.want || (tc.want > 0 && !strings.Contains(got[0], "serviceAccountTokenInSecrets")) {
+			t.Errorf("%+v update %v: %q", tc.spec, tc.update, got)
 		}
 	}
 }

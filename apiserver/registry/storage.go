@@ -26,7 +26,7 @@ func storageKinds(Options, services) []*Resource {
 		kind[storagev1.CSIDriver]("storage.k8s.io", "v1", "csidrivers", Resource{
 			Meta: MetaRules{Name: nameIsCSIDriverName}, Default: defaultCSIDriver,
 			PrepareForCreate: defaultCSIDriver, PrepareForUpdate: func(o, _ Object) { defaultCSIDriver(o) },
-			Validate: validateCSIDriver, Printer: csiDriverPrinter}),
+			Validate: validateCSIDriver, Warnings: CSIDriverWarnings, Printer: csiDriverPrinter}),
 		kind[storagev1.CSINode]("storage.k8s.io", "v1", "csinodes", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
 			PrepareForCreate: ResetStatus, Validate: validateCSINode, Printer: csiNodePrinter}),
@@ -77,10 +77,13 @@ func defaultCSIDriver(o Object) {
 	}
 }
 
-// CSIDriverWarnings are the warnings kube-apiserver sends with a create or
-// update of a CSIDriver: tokenRequests without
-// serviceAccountTokenInSecrets.
-func CSIDriverWarnings(o Object) []string {
+// CSIDriverWarnings are the warnings kube-apiserver sends with the create
+// of a CSIDriver (old nil): tokenRequests without
+// serviceAccountTokenInSecrets. An update gets none.
+func CSIDriverWarnings(o, old Object) []string {
+	if old != nil {
+		return nil
+	}
 	s := o.(*storagev1.CSIDriver).Spec
 	if len(s.TokenRequests) > 0 && s.ServiceAccountTokenInSecrets == nil {
 		return []string{"spec.serviceAccountTokenInSecrets is unset; if supported by this CSI driver, set to true to prevent possible logging of tokens in volume attributes"}
