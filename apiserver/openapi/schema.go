@@ -75,6 +75,8 @@ func DefinitionName(t reflect.Type) string {
 			return "io.k8s.apimachinery.pkg.apis.meta.v1." + t.Name()
 		case "apiextensions/v1":
 			return apiextensionsName + "." + t.Name()
+		case "apiregistration/v1":
+			return "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1." + t.Name()
 		case "resource":
 			return "io.k8s.apimachinery.pkg.api.resource." + t.Name()
 		case "intstr":
@@ -177,7 +179,12 @@ func (d *definitions) fields(t reflect.Type, props schema, required *[]string) {
 			s = schema{"$ref": s["$ref"], "default": schema{}}
 		}
 		addTagExtensions(s, f.Tag)
-		if st := f.Tag.Get("structType"); st != "" {
+		if st := f.Tag.Get("structType"); st == "granular" {
+			// A field's own override of its type's atomic declaration
+			// (PersistentVolumeSpec.claimRef): kube-apiserver puts it on
+			// the property and keeps the definition atomic.
+			s["x-kubernetes-map-type"] = st
+		} else if st != "" {
 			if ref, ok := s["$ref"].(string); ok {
 				d.mapType[strings.TrimPrefix(ref, "#/definitions/")] = st
 			} else if items, ok := s["items"].(schema); ok {
