@@ -101,6 +101,12 @@ func TestInfraValidation(t *testing.T) {
 				"spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero",
 				"spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"}},
 
+		{"resourceslice immutable", validateResourceSlice,
+			&resourcev1.ResourceSlice{Spec: resourcev1.ResourceSliceSpec{Driver: "b.example.com", NodeName: ptr("n2"), Pool: resourcev1.ResourcePool{Name: "q", ResourceSliceCount: 1}}},
+			&resourcev1.ResourceSlice{Spec: resourcev1.ResourceSliceSpec{Driver: "a.example.com", NodeName: ptr("n1"), Pool: resourcev1.ResourcePool{Name: "p", ResourceSliceCount: 1}}},
+			[]string{`spec.pool.name: Invalid value: "q": field is immutable`, `spec.driver: Invalid value: "b.example.com": field is immutable`,
+				`spec.nodeName: Invalid value: "n2": field is immutable`}},
+
 		{"csr", validateCSR, &certificatesv1.CertificateSigningRequest{}, nil,
 			[]string{"spec.request: Invalid value: null: PEM block type must be CERTIFICATE REQUEST", "spec.usages: Required value", "spec.signerName: Required value"}},
 		{"csr usages and signer", validateCSR, &certificatesv1.CertificateSigningRequest{Spec: certificatesv1.CertificateSigningRequestSpec{

@@ -235,6 +235,9 @@ func validateResourceSlice(o, old Object) metav1.FieldErrors {
 	var errs metav1.FieldErrors
 	if old != nil {
 		os := old.(*resourcev1.ResourceSlice).Spec
+		if sp.Pool.Name != os.Pool.Name {
+			errs = append(errs, metav1.FieldInvalid("spec.pool.name", sp.Pool.Name, "field is immutable"))
+		}
 		if sp.Driver != os.Driver {
 			errs = append(errs, metav1.FieldInvalid("spec.driver", sp.Driver, "field is immutable"))
 		}
