@@ -470,3 +470,23 @@ func TestLocalAPIServices(t *testing.T) {
 		}
 	}
 }
+
+// A webhook configuration's generation follows its webhooks (SameSpec), not
+// a spec field it does not have.
+func TestWebhookConfigurationGeneration(t *testing.T) {
+	r := Builtin().Get("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations")
+	old := &admissionv1.ValidatingWebhookConfiguration{Webhooks: []admissionv1.ValidatingWebhook{{Name: "a.b.c"}}}
+	for _, tc := range []struct {
+		name string
+		next *admissionv1.ValidatingWebhookConfiguration
+		want bool
+	}{
+		{"same webhooks, new label", &admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}},
+			Webhooks: []admissionv1.ValidatingWebhook{{Name: "a.b.c"}}}, false},
+		{"changed webhook", &admissionv1.ValidatingWebhookConfiguration{Webhooks: []admissionv1.ValidatingWebhook{{Name: "x.b.c"}}}, true},
+	} {
+		if got := r.GenerationChanged(old, tc.next); got != tc.want {
+			t.Errorf("%s: GenerationChanged %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
