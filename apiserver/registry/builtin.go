@@ -78,6 +78,11 @@ func BuiltinWith(opts Options) (*Registry, error) {
 // Their order does not matter: discovery orders groups by priority.
 var groupKinds = []func(Options, services) []*Resource{
 	coreKinds,
+	rbacKinds,
+	networkingKinds,
+	flowcontrolKinds,
+	nodeKinds,
+	schedulingKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination
