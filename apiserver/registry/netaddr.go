@@ -42,13 +42,8 @@ func ValidateIP(value string) []string {
 func ValidateCIDR(value string) []string {
 	p, err := netip.ParsePrefix(value)
 	if err != nil {
-		addr, bits, found := strings.Cut(value, "/")
-		if fixed, ok := withoutLeadingZeros(addr); ok && found && !strings.Contains(addr, ":") {
-			if n, err := strconv.Atoi(bits); err == nil && bits != "" {
-				if _, err := netip.ParsePrefix(fixed + "/" + strconv.Itoa(n)); err == nil {
-					return []string{"must not have leading 0s in IP or prefix length"}
-				}
-			}
+		if sloppyPrefix(value) {
+			return []string{"must not have leading 0s in IP or prefix length"}
 		}
 		return []string{msgInvalidCIDR}
 	}
@@ -65,6 +60,25 @@ func ValidateCIDR(value string) []string {
 		return []string{"must be in canonical form (" + strconv.Quote(s) + ")"}
 	}
 	return nil
+}
+
+// sloppyPrefix reports whether value, which netip does not parse, is a
+// prefix once the leading zeros of its IPv4 octets and of its length are
+// removed (what parsers before Go 1.17 accepted).
+func sloppyPrefix(value string) bool {
+	addr, bits, found := strings.Cut(value, "/")
+	if !found || bits == "" || strings.Contains(addr, "%") {
+		return false
+	}
+	if fixed, ok := withoutLeadingZeros(addr); ok {
+		addr = fixed
+	}
+	n, err := strconv.Atoi(bits)
+	if err != nil || n < 0 || bits[0] == '+' {
+		return false
+	}
+	_, err = netip.ParsePrefix(addr + "/" + strconv.Itoa(n))
+	return err == nil
 }
 
 // withoutLeadingZeros returns the dotted IPv4 address s with the leading
