@@ -182,7 +182,8 @@ func TestRuntimeClassHandlerImmutable(t *testing.T) {
 }
 
 // TestPriorityClass checks a PriorityClass's default preemption policy and
-// generation, its immutable value, and the names reserved for the system.
+// generation, its immutable value, the names reserved for the system, and
+// the system classes the server creates for itself.
 func TestPriorityClass(t *testing.T) {
 	t.Parallel()
 	e := target
@@ -214,6 +215,14 @@ func TestPriorityClass(t *testing.T) {
 	}
 	r = e.post(t, path, obj{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": obj{"name": "kapi-conformance-big"}, "value": 2000000000})
 	sameCauses(t, "too high", causeList(t, r), []string{"value: Forbidden: maximum allowed value of a user defined priority is 1000000000"})
+
+	// The server's own classes.
+	for name, value := range map[string]int64{"system-node-critical": 2000001000, "system-cluster-critical": 2000000000} {
+		pc := expect(t, e.get(t, path+"/"+name), http.StatusOK)
+		if v, _ := num(pc, "value"); v != value || str(pc, "preemptionPolicy") != "PreemptLowerPriority" || str(pc, "description") == "" {
+			t.Errorf("%s: %s", name, compact(pc))
+		}
+	}
 }
 
 // TestFlowControlObjects checks the defaults of API Priority and

@@ -121,3 +121,24 @@ var priorityClassPrinter = &Printer{
 		return []any{pc.Name, int64(pc.Value), pc.GlobalDefault, Age(pc.CreationTimestamp, now), policy}, nil
 	},
 }
+
+// systemPriorityClassDescriptions are the descriptions kube-apiserver gives
+// its system PriorityClasses.
+var systemPriorityClassDescriptions = map[string]string{
+	"system-node-critical":    "Used for system critical pods that must not be moved from their current node.",
+	"system-cluster-critical": "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+}
+
+// NewSystemPriorityClasses returns the PriorityClasses kube-apiserver
+// creates at start, in its order: system-node-critical, then
+// system-cluster-critical.
+func NewSystemPriorityClasses() []*schedulingv1.PriorityClass {
+	var out []*schedulingv1.PriorityClass
+	for _, name := range []string{"system-node-critical", "system-cluster-critical"} {
+		pc := &schedulingv1.PriorityClass{Value: SystemPriorityClasses[name], Description: systemPriorityClassDescriptions[name]}
+		pc.Name = name
+		defaultPriorityClass(pc)
+		out = append(out, pc)
+	}
+	return out
+}
