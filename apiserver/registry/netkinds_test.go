@@ -80,6 +80,15 @@ func TestValidateRBAC(t *testing.T) {
 			"aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector.",
 		}},
 	})
+	runValidationCases[rbacv1.ClusterRole](t, nil, validateClusterRole, []validationCase{
+		{name: "no selectors", obj: `{"aggregationRule":{"clusterRoleSelectors":[]}}`, want: []string{
+			"aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil",
+		}},
+		{name: "expression without values", obj: `{"aggregationRule":{"clusterRoleSelectors":[{"matchExpressions":[{"key":"a","operator":"In"}]}]}}`, want: []string{
+			"aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+			"aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector.",
+		}},
+	})
 	runValidationCases[rbacv1.RoleBinding](t, defaultRoleBinding, validateRoleBinding, []validationCase{
 		{name: "defaulted groups", obj: `{"roleRef":{"kind":"Role","name":"r"},"subjects":[{"kind":"User","name":"u"},{"kind":"Group","name":"g"},{"kind":"ServiceAccount","name":"default"}]}`},
 		{name: "everything", obj: `{"roleRef":{"apiGroup":"foo","kind":"Role","name":"a/b"},"subjects":[{"kind":"ServiceAccount","name":"Bad_Name","apiGroup":"x"},{"kind":"User","name":"","apiGroup":"y"},{"kind":"Group","name":""},{"kind":"User","name":"u","apiGroup":"rbac.authorization.k8s.io"}]}`, want: []string{

@@ -116,6 +116,9 @@ func validateClusterRole(o, _ Object) metav1.FieldErrors {
 	r := o.(*rbacv1.ClusterRole)
 	errs, required := policyRuleErrors(r.Rules, false)
 	if r.AggregationRule != nil {
+		if len(r.AggregationRule.ClusterRoleSelectors) == 0 {
+			errs = append(errs, metav1.FieldRequired("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil"))
+		}
 		for i, sel := range r.AggregationRule.ClusterRoleSelectors {
 			path := "aggregationRule.clusterRoleSelectors[" + strconv.Itoa(i) + "]"
 			sErrs := labelSelectorErrors(&sel, path)
