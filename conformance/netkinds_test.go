@@ -104,8 +104,9 @@ func TestRBACBindings(t *testing.T) {
 
 // TestNetworkingDefaultsAndImmutability checks a NetworkPolicy's defaults
 // (policyTypes from its rules, TCP ports) and generation, an Ingress's
-// status subresource (a /status update changes only status, a main update
-// keeps it), and a ServiceCIDR's immutable ranges.
+// status subresource (a /status update changes only status, and its
+// addresses are checked; a main update keeps it), a ServiceCIDR's immutable
+// ranges and an IPAddress's canonical name.
 func TestNetworkingDefaultsAndImmutability(t *testing.T) {
 	t.Parallel()
 	e := target
@@ -149,6 +150,11 @@ func TestNetworkingDefaultsAndImmutability(t *testing.T) {
 	if str(st, "spec", "defaultBackend", "service", "name") != "web" {
 		t.Errorf("/status update changed spec: %s", compact(st["spec"]))
 	}
+	r := e.do(t, http.MethodPatch, ing+"/in/status", `{"status":{"loadBalancer":{"ingress":[{"ip":"bad"},{"hostname":"192.0.2.1"}]}}}`, "Content-Type", mergePatch)
+	sameCauses(t, "Ingress status", causeList(t, r), []string{
+		`status.loadBalancer.ingress[0].ip: Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+		`status.loadBalancer.ingress[1].hostname: Invalid value: "192.0.2.1": must be a DNS name, not an IP address`,
+	})
 	st["status"] = obj{"loadBalancer": obj{}}
 	main := expect(t, e.put(t, ing+"/in", st), http.StatusOK)
 	if got := compact(main["status"]); got != `{"loadBalancer":{"ingress":[{"ip":"192.0.2.1"}]}}` {
@@ -158,7 +164,7 @@ func TestNetworkingDefaultsAndImmutability(t *testing.T) {
 	cidrs := base + "/servicecidrs"
 	sc := e.clusterObject(t, cidrs, "kapi-conformance", obj{"apiVersion": "networking.k8s.io/v1", "kind": "ServiceCIDR",
 		"spec": obj{"cidrs": []string{"10.250.0.0/24"}}})
-	r := e.do(t, http.MethodPatch, cidrs+"/"+name(sc), `{"spec":{"cidrs":["10.250.1.0/24"]}}`, "Content-Type", mergePatch)
+	r = e.do(t, http.MethodPatch, cidrs+"/"+name(sc), `{"spec":{"cidrs":["10.250.1.0/24"]}}`, "Content-Type", mergePatch)
 	sameCauses(t, "ServiceCIDR change", causeList(t, r), []string{`spec.cidrs[0]: Invalid value: "10.250.1.0/24": field is immutable`})
 	// A single-stack range may become dual-stack.
 	expect(t, e.do(t, http.MethodPatch, cidrs+"/"+name(sc), `{"spec":{"cidrs":["10.250.0.0/24","fd00:250::/112"]}}`, "Content-Type", mergePatch), http.StatusOK)

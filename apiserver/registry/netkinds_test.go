@@ -173,6 +173,13 @@ func TestValidateNetworking(t *testing.T) {
 			`spec.rules[0].http.paths[0].path: Invalid value: "/a//b": must not contain '//'`,
 		}},
 	})
+	runValidationCases[networkingv1.Ingress](t, nil, validateIngress, []validationCase{
+		{name: "status", old: `{"spec":{"defaultBackend":{"service":{"name":"web","port":{"number":80}}}},"status":{"loadBalancer":{"ingress":[{"ip":"010.0.0.1"}]}}}`,
+			obj: `{"spec":{"defaultBackend":{"service":{"name":"web","port":{"number":80}}}},"status":{"loadBalancer":{"ingress":[{"ip":"010.0.0.1"},{"ip":"bad"},{"hostname":"192.0.2.1"}]}}}`, want: []string{
+				`status.loadBalancer.ingress[1].ip: Invalid value: "bad": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+				`status.loadBalancer.ingress[2].hostname: Invalid value: "192.0.2.1": must be a DNS name, not an IP address`,
+			}},
+	})
 	runValidationCases[networkingv1.IngressClass](t, defaultIngressClass, validateIngressClass, []validationCase{
 		{name: "capture", obj: `{"spec":{"controller":"Not A Controller","parameters":{"kind":"","name":"x","scope":"Namespace"}}}`, want: []string{
 			`spec.controller: Invalid value: "Not A Controller": must be a domain-prefixed path (such as "acme.io/foo")`,

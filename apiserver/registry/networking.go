@@ -3,6 +3,7 @@ package registry
 import (
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -238,10 +239,38 @@ var (
 )
 
 // validateIngress checks an Ingress's backends, rules, TLS hosts and class
-// name in kube-apiserver's order.
-func validateIngress(o, _ Object) metav1.FieldErrors {
+// name in kube-apiserver's order, then its load balancer status: IPs
+// (those the stored status already has are kept as they are) and host
+// names.
+func validateIngress(o, old Object) metav1.FieldErrors {
 	in := o.(*networkingv1.Ingress)
-	spec := &in.Spec
+	errs := ingressSpecErrors(&in.Spec)
+	var known []string
+	if old != nil {
+		for _, lb := range old.(*networkingv1.Ingress).Status.LoadBalancer.Ingress {
+			known = append(known, lb.IP)
+		}
+	}
+	for i, lb := range in.Status.LoadBalancer.Ingress {
+		path := "status.loadBalancer.ingress[" + strconv.Itoa(i) + "]"
+		if lb.IP != "" && !slices.Contains(known, lb.IP) {
+			for _, msg := range ValidateIP(lb.IP) {
+				errs = append(errs, metav1.FieldInvalid(path+".ip", lb.IP, msg))
+			}
+		}
+		if lb.Hostname != "" {
+			for _, msg := range ValidateDNS1123Subdomain(lb.Hostname) {
+				errs = append(errs, metav1.FieldInvalid(path+".hostname", lb.Hostname, msg))
+			}
+			if _, err := netip.ParseAddr(lb.Hostname); err == nil {
+				errs = append(errs, metav1.FieldInvalid(path+".hostname", lb.Hostname, "must be a DNS name, not an IP address"))
+			}
+		}
+	}
+	return errs
+}
+
+func ingressSpecErrors(spec *networkingv1.IngressSpec) metav1.FieldErrors {
 	var errs metav1.FieldErrors
 	if len(spec.Rules) == 0 && spec.DefaultBackend == nil {
 		var rules any = spec.Rules
