@@ -283,6 +283,10 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.startKubernetesServiceController() // stopped by Close
+		if err := s.createSystemPriorityClasses(s.ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	if s.namespaceDefaultsEnabled() {
 		s.startNamespaceDefaults() // stopped by Close (nsdefaults.go)

@@ -70,7 +70,7 @@ func Example() {
 	fmt.Println("uid:", cm.UID)
 	// Output:
 	// owner: team-a mode: fast
-	// uid: 00000000-0000-0000-0000-000000000009
+	// uid: 00000000-0000-0000-0000-000000000011
 }
 
 // A reactor makes the first update fail with 409 Conflict, as if another
@@ -133,6 +133,6 @@ func ExampleFake_Actions() {
 	f.ClearActions()
 	fmt.Println("after ClearActions:", len(f.Actions()))
 	// Output:
-	// update configmaps web/settings: owner=team-a resourceVersion=9
+	// update configmaps web/settings: owner=team-a resourceVersion=11
 	// after ClearActions: 0
 }

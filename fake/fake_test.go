@@ -345,10 +345,10 @@ func TestDeterministic(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s", p.Name, p.UID, p.CreationTimestamp.UTC().Format(time.RFC3339)))
 	}
 	want := []string{
-		"a 00000000-0000-0000-0000-000000000009 2025-06-01T12:00:00Z",
-		"worker-bbbbc 00000000-0000-0000-0000-000000000010 2025-06-01T12:00:00Z",
-		"worker-bbbbf 00000000-0000-0000-0000-000000000011 2025-06-01T12:00:00Z",
-		"worker-bbbbh 00000000-0000-0000-0000-000000000012 2025-06-01T12:00:00Z",
+		"a 00000000-0000-0000-0000-000000000011 2025-06-01T12:00:00Z",
+		"worker-bbbbc 00000000-0000-0000-0000-000000000012 2025-06-01T12:00:00Z",
+		"worker-bbbbf 00000000-0000-0000-0000-000000000013 2025-06-01T12:00:00Z",
+		"worker-bbbbh 00000000-0000-0000-0000-000000000014 2025-06-01T12:00:00Z",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pods:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -91,6 +91,11 @@ var groupKinds = []func(Options, services) []*Resource{
 	admissionKinds,
 	apiregistrationKinds,
 	storagemigrationKinds,
+	rbacKinds,
+	networkingKinds,
+	flowcontrolKinds,
+	nodeKinds,
+	schedulingKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination
