@@ -255,7 +255,7 @@ func (s *Server) apiResources(resources []*registry.Resource) []metav1.APIResour
 		out = append(out, metav1.APIResource{
 			Name: res.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: s.verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
-			StorageVersionHash: storageVersionHash(res.Group, cmp.Or(res.StorageVersion, res.Version), res.Kind),
+			StorageVersionHash: storageVersionHash(storageGroup(res), cmp.Or(res.StorageVersion, res.Version), res.Kind),
 		})
 		for _, sub := range res.Subresources {
 			out = append(out, metav1.APIResource{
@@ -288,6 +288,14 @@ func (c *crdController) terminatingResource(res *registry.Resource) bool {
 		}
 	}
 	return false
+}
+
+// storageGroup is the group res's objects are stored in.
+func storageGroup(res *registry.Resource) string {
+	if res.StoredAs != nil {
+		return res.StoredAs.Group
+	}
+	return res.Group
 }
 
 // storageVersionHash is kube-apiserver's opaque hash of the version a resource

@@ -44,7 +44,6 @@ var notServedYet = map[string]bool{
 	"autoscaling/v2/horizontalpodautoscalers":           true,
 	"batch/v1/cronjobs":                                 true,
 	"batch/v1/jobs":                                     true,
-	"events.k8s.io/v1/events":                           true,
 	"policy/v1/poddisruptionbudgets":                    true,
 }
 

@@ -110,7 +110,7 @@ func (h *handler) patch() {
 // named object.
 func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
 	obj, st := h.decodeJSON(data, true, func(err error) *metav1.Status {
-		return metav1.NewInvalid(h.res.GroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
+		return metav1.NewInvalid(h.res.InvalidGroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
 	})
 	if st != nil {
 		return nil, st

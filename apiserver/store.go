@@ -613,7 +613,7 @@ func (rs resourceStore) validate(o *writeOptions, obj, old registry.Object) *met
 		if !res.Custom { // a custom resource's repeat, as in kube-apiserver
 			errs = dedupFieldErrors(errs)
 		}
-		return metav1.NewInvalid(res.GroupKind(), obj.GetName(), errs)
+		return metav1.NewInvalid(res.InvalidGroupKind(), obj.GetName(), errs)
 	}
 	if res.Custom {
 		for _, w := range registry.FinalizerWarnings(obj, old) {

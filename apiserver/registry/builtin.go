@@ -85,6 +85,7 @@ func BuiltinWith(opts Options) (*Registry, error) {
 // Their order does not matter: discovery orders groups by priority.
 var groupKinds = []func(Options, services) []*Resource{
 	coreKinds,
+	eventsKinds,
 	storageKinds,
 	resourceKinds,
 	certificatesKinds,

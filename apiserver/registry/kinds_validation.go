@@ -80,35 +80,11 @@ func validateNode(o, old Object) metav1.FieldErrors {
 	return errs
 }
 
-// validateEvent checks a core/v1 Event: an event without eventTime (the
-// legacy form) is in its object's namespace (or, for an object without one,
-// in "default" or no namespace); one with eventTime names its reporter.
-// Unknown types are accepted, as kube-apiserver accepts them for core/v1.
+// validateEvent is the validation of a core/v1 Event: only the checks
+// every Event passes (legacyEventErrors), as kube-apiserver keeps the
+// core API lenient.
 func validateEvent(o, _ Object) metav1.FieldErrors {
-	e := o.(*corev1.Event)
-	var errs metav1.FieldErrors
-	mismatch := func() {
-		errs = append(errs, metav1.FieldInvalid("involvedObject.namespace", e.InvolvedObject.Namespace, "does not match event.namespace"))
-	}
-	if e.EventTime.IsZero() {
-		switch {
-		case e.InvolvedObject.Namespace == "" && e.Namespace != "" && e.Namespace != "default":
-			mismatch()
-		case e.InvolvedObject.Namespace != "" && e.Namespace != e.InvolvedObject.Namespace:
-			mismatch()
-		}
-		return errs
-	}
-	if e.InvolvedObject.Namespace == "" && e.Namespace != "default" && e.Namespace != "kube-system" {
-		mismatch()
-	}
-	if e.ReportingController == "" {
-		errs = append(errs, metav1.FieldRequired("reportingComponent", ""))
-	}
-	if e.ReportingInstance == "" {
-		errs = append(errs, metav1.FieldRequired("reportingInstance", ""))
-	}
-	return errs
+	return legacyEventErrors(o.(*corev1.Event), "reportingComponent")
 }
 
 // validateLease checks that a Lease's duration is positive and its

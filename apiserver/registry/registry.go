@@ -252,6 +252,17 @@ func (r *Resource) GroupKind() metav1.GroupKind {
 	return metav1.GroupKind{Group: r.Group, Kind: r.Kind}
 }
 
+// InvalidGroupKind is the group and kind an Invalid (422) Status of the
+// resource names: kube-apiserver names its internal kind, which for a
+// resource stored as another's is of the storage's group (an
+// events.k8s.io Event is invalid as a core Event).
+func (r *Resource) InvalidGroupKind() metav1.GroupKind {
+	if r.StoredAs != nil {
+		return metav1.GroupKind{Group: r.StoredAs.Group, Kind: r.Kind}
+	}
+	return r.GroupKind()
+}
+
 // TypeMeta is the kind and apiVersion of objects of the resource.
 func (r *Resource) TypeMeta() metav1.TypeMeta {
 	return metav1.TypeMeta{Kind: r.Kind, APIVersion: r.GroupVersion()}
