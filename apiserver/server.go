@@ -199,6 +199,7 @@ type Server struct {
 	cfg      Config
 	reg      *registry.Registry
 	store    storage.Interface
+	base     storage.Interface // store without the views of resources stored as others (sharedStorage) and the CRD hooks
 	ownStore bool
 	copiers  sync.Map // reflect.Type -> func(Object) Object
 	encoded  *encodeCache
@@ -268,6 +269,7 @@ func New(cfg Config) (*Server, error) {
 		})
 		s.ownStore = true
 	}
+	s.base = s.store
 	s.store = sharedStorage(s.store, s.reg)
 	if err := s.startCRDs(); err != nil {
 		s.Close()
@@ -324,15 +326,11 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Storage returns the server's store. Writes of CustomResourceDefinitions
-// made through it reach the server's CRD watch, which serves them shortly
-// after (the API serves them before it answers).
-func (s *Server) Storage() storage.Interface {
-	if s.crds != nil {
-		return s.crds.inner
-	}
-	return s.store
-}
+// Storage returns the server's store (Config.Storage, or the memory store
+// it made), objects as stored. Writes of CustomResourceDefinitions made
+// through it reach the server's CRD watch, which serves them shortly after
+// (the API serves them before it answers).
+func (s *Server) Storage() storage.Interface { return s.base }
 
 // Registry returns the server's resources.
 func (s *Server) Registry() *registry.Registry { return s.reg }
