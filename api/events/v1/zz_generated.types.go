@@ -10,7 +10,7 @@ import (
 // Event is the events/v1 Event type of the Kubernetes API.
 type Event struct {
 	metav1.TypeMeta          `json:",inline"`
-	metav1.ObjectMeta        `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	metav1.ObjectMeta        `json:"metadata" optional:"true" protobuf:"bytes,1,opt,name=metadata"`
 	EventTime                metav1.MicroTime        `json:"eventTime" protobuf:"bytes,2,opt,name=eventTime"`
 	Series                   *EventSeries            `json:"series,omitempty" protobuf:"bytes,3,opt,name=series"`
 	ReportingController      string                  `json:"reportingController,omitempty" protobuf:"bytes,4,opt,name=reportingController"`

@@ -121,7 +121,7 @@ type IngressPortStatus struct {
 // IngressRule is the networking/v1 IngressRule type of the Kubernetes API.
 type IngressRule struct {
 	Host             string `json:"host,omitempty" protobuf:"bytes,1,opt,name=host"`
-	IngressRuleValue `json:",inline" protobuf:"bytes,2,opt,name=ingressRuleValue"`
+	IngressRuleValue `json:",inline" optional:"true" protobuf:"bytes,2,opt,name=ingressRuleValue"`
 }
 
 // IngressRuleValue is the networking/v1 IngressRuleValue type of the Kubernetes API.

@@ -641,7 +641,7 @@ func normaliseTag(raw string, embedded bool, m markers) string {
 	}
 	omitempty := strings.Contains(js, ",omitempty")
 	switch {
-	case m.optional && !omitempty && !embedded:
+	case m.optional && !omitempty:
 		parts = append(parts, `optional:"true"`)
 	case m.required && omitempty && !embedded:
 		parts = append(parts, `optional:"false"`)
