@@ -24,12 +24,6 @@ import (
 var notServedYet = map[string]bool{
 	"/v1/bindings":                                      true,
 	"/v1/componentstatuses":                             true,
-	"/v1/limitranges":                                   true,
-	"/v1/persistentvolumeclaims":                        true,
-	"/v1/persistentvolumes":                             true,
-	"/v1/podtemplates":                                  true,
-	"/v1/replicationcontrollers":                        true,
-	"/v1/resourcequotas":                                true,
 	"apps/v1/controllerrevisions":                       true,
 	"apps/v1/daemonsets":                                true,
 	"apps/v1/replicasets":                               true,

@@ -97,6 +97,7 @@ var groupKinds = []func(Options, services) []*Resource{
 	flowcontrolKinds,
 	nodeKinds,
 	schedulingKinds,
+	coreMoreKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination

@@ -1,0 +1,310 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Some of kube-apiserver's immutability errors show what changed: the old
+// and new value of a field, as the JSON of its internal Go type (field
+// names as in Go, no omitted fields, indented by one space), compared as a
+// unified diff with three lines of context. goJSON and unifiedDiff
+// reproduce that text from kapi's v1 types, whose Go field names are the
+// internal types' ones; a v1 type whose fields come in another order than
+// its internal twin's shows them in its own order.
+
+// goJSON renders v as encoding/json renders a struct without JSON tags,
+// indented by indent: fields by their Go names, in declaration order,
+// embedded structs flattened, nothing omitted. Values of types that encode
+// themselves (quantities, times) and of the meta/v1 types (which have tags
+// in the internal API too) are encoded by their JSON encoding.
+func goJSON(v any, indent string) string {
+	var b bytes.Buffer
+	writeGoJSON(&b, reflect.ValueOf(v), indent, 0)
+	return b.String()
+}
+
+var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+
+func writeGoJSON(b *bytes.Buffer, v reflect.Value, indent string, depth int) {
+	if !v.IsValid() {
+		b.WriteString("null")
+		return
+	}
+	t := v.Type()
+	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) ||
+		(t.Kind() == reflect.Struct && strings.HasSuffix(t.PkgPath(), "/api/meta/v1")) {
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			b.WriteString("null")
+			return
+		}
+		raw, err := json.Marshal(v.Interface())
+		if err != nil {
+			b.WriteString("null")
+			return
+		}
+		if indent == "" {
+			b.Write(raw)
+			return
+		}
+		var out bytes.Buffer
+		if json.Indent(&out, raw, strings.Repeat(indent, depth), indent) != nil {
+			b.Write(raw)
+			return
+		}
+		b.Write(out.Bytes())
+		return
+	}
+	nl := func(d int) {
+		if indent != "" {
+			b.WriteByte('\n')
+			b.WriteString(strings.Repeat(indent, d))
+		}
+	}
+	colon := ":"
+	if indent != "" {
+		colon = ": "
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("null")
+			return
+		}
+		writeGoJSON(b, v.Elem(), indent, depth)
+	case reflect.Struct:
+		var fields []reflect.Value
+		var names []string
+		var collect func(reflect.Value)
+		collect = func(s reflect.Value) {
+			for i := range s.NumField() {
+				f := s.Type().Field(i)
+				if !f.IsExported() {
+					continue
+				}
+				if f.Anonymous && f.Type.Kind() == reflect.Struct {
+					collect(s.Field(i))
+					continue
+				}
+				fields, names = append(fields, s.Field(i)), append(names, f.Name)
+			}
+		}
+		collect(v)
+		if len(fields) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteByte('{')
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(depth + 1)
+			b.WriteString(strconv.Quote(names[i]))
+			b.WriteString(colon)
+			writeGoJSON(b, f, indent, depth+1)
+		}
+		nl(depth)
+		b.WriteByte('}')
+	case reflect.Map:
+		if v.IsNil() {
+			b.WriteString("null")
+			return
+		}
+		if v.Len() == 0 {
+			b.WriteString("{}")
+			return
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(depth + 1)
+			kb, _ := json.Marshal(k.String())
+			b.Write(kb)
+			b.WriteString(colon)
+			writeGoJSON(b, v.MapIndex(k), indent, depth+1)
+		}
+		nl(depth)
+		b.WriteByte('}')
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			b.WriteString("null")
+			return
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			raw, _ := json.Marshal(v.Interface())
+			b.Write(raw)
+			return
+		}
+		if v.Len() == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		for i := range v.Len() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(depth + 1)
+			writeGoJSON(b, v.Index(i), indent, depth+1)
+		}
+		nl(depth)
+		b.WriteByte(']')
+	default:
+		raw, err := json.Marshal(v.Interface())
+		if err != nil {
+			b.WriteString("null")
+			return
+		}
+		b.Write(raw)
+	}
+}
+
+// goValue is a bad value shown as goJSON shows it (compact), for the
+// field errors whose value kube-apiserver prints from an internal type.
+type goValue struct{ v any }
+
+// String returns the compact Go-named JSON of the value.
+func (g goValue) String() string { return goJSON(g.v, "") }
+
+// goDiff is the unified diff, with three lines of context and no file
+// header, of the indented goJSON of a and b, as kube-apiserver words the
+// change of an immutable field.
+func goDiff(a, b any) string {
+	return unifiedDiff(splitLines(goJSON(a, " ")), splitLines(goJSON(b, " ")), 3)
+}
+
+// splitLines splits s after each newline and ends the last line with one.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	lines[len(lines)-1] += "\n"
+	return lines
+}
+
+// opCode is a run of lines: equal ('e'), deleted ('d'), inserted ('i') or
+// replaced ('r'), a[i1:i2] against b[j1:j2].
+type opCode struct {
+	tag            byte
+	i1, i2, j1, j2 int
+}
+
+// lineOpCodes compares a and b by their longest common subsequence.
+func lineOpCodes(a, b []string) []opCode {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var codes []opCode
+	add := func(tag byte, i1, i2, j1, j2 int) {
+		if k := len(codes) - 1; k >= 0 && codes[k].tag != 'e' && tag != 'e' {
+			codes[k].i2, codes[k].j2 = i2, j2
+			if codes[k].i1 < codes[k].i2 && codes[k].j1 < codes[k].j2 {
+				codes[k].tag = 'r'
+			}
+			return
+		}
+		if k := len(codes) - 1; k >= 0 && codes[k].tag == tag {
+			codes[k].i2, codes[k].j2 = i2, j2
+			return
+		}
+		codes = append(codes, opCode{tag, i1, i2, j1, j2})
+	}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			add('e', i, i+1, j, j+1)
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):
+			add('i', i, i, j, j+1)
+			j++
+		default:
+			add('d', i, i+1, j, j)
+			i++
+		}
+	}
+	return codes
+}
+
+// unifiedDiff formats the differences of a and b as difflib's unified diff
+// with n lines of context, without file headers ("" when equal).
+func unifiedDiff(a, b []string, n int) string {
+	codes := lineOpCodes(a, b)
+	if len(codes) == 0 {
+		codes = []opCode{{'e', 0, 1, 0, 1}}
+	}
+	if c := &codes[0]; c.tag == 'e' {
+		c.i1, c.j1 = max(c.i1, c.i2-n), max(c.j1, c.j2-n)
+	}
+	if c := &codes[len(codes)-1]; c.tag == 'e' {
+		c.i2, c.j2 = min(c.i2, c.i1+n), min(c.j2, c.j1+n)
+	}
+	var groups [][]opCode
+	var group []opCode
+	for _, c := range codes {
+		if c.tag == 'e' && c.i2-c.i1 > 2*n {
+			group = append(group, opCode{'e', c.i1, min(c.i2, c.i1+n), c.j1, min(c.j2, c.j1+n)})
+			groups = append(groups, group)
+			group = nil
+			c.i1, c.j1 = max(c.i1, c.i2-n), max(c.j1, c.j2-n)
+		}
+		group = append(group, c)
+	}
+	if len(group) > 0 && !(len(group) == 1 && group[0].tag == 'e') {
+		groups = append(groups, group)
+	}
+	var out strings.Builder
+	for _, g := range groups {
+		first, last := g[0], g[len(g)-1]
+		out.WriteString("@@ -" + unifiedRange(first.i1, last.i2) + " +" + unifiedRange(first.j1, last.j2) + " @@\n")
+		for _, c := range g {
+			if c.tag == 'e' {
+				for _, l := range a[c.i1:c.i2] {
+					out.WriteString(" " + l)
+				}
+				continue
+			}
+			if c.tag == 'r' || c.tag == 'd' {
+				for _, l := range a[c.i1:c.i2] {
+					out.WriteString("-" + l)
+				}
+			}
+			if c.tag == 'r' || c.tag == 'i' {
+				for _, l := range b[c.j1:c.j2] {
+					out.WriteString("+" + l)
+				}
+			}
+		}
+	}
+	return out.String()
+}
+
+// unifiedRange formats lines [start, stop) as a hunk header does.
+func unifiedRange(start, stop int) string {
+	beginning, length := start+1, stop-start
+	if length == 1 {
+		return strconv.Itoa(beginning)
+	}
+	if length == 0 {
+		beginning--
+	}
+	return strconv.Itoa(beginning) + "," + strconv.Itoa(length)
+}
