@@ -1,0 +1,230 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/api/resource"
+)
+
+func rl(kv ...string) corev1.ResourceList {
+	l := corev1.ResourceList{}
+	for i := 0; i < len(kv); i += 2 {
+		l[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+	}
+	return l
+}
+
+func TestDefaultLimitRange(t *testing.T) {
+	tests := []struct {
+		name     string
+		in, want corev1.LimitRangeItem
+	}{
+		{"default request from default",
+			corev1.LimitRangeItem{Type: "Container", Default: rl("cpu", "500m")},
+			corev1.LimitRangeItem{Type: "Container", Default: rl("cpu", "500m"), DefaultRequest: rl("cpu", "500m")}},
+		{"default from max, request from default then min (full-core-limitranges)",
+			corev1.LimitRangeItem{Type: "Container", Max: rl("cpu", "2", "memory", "1Gi"), Min: rl("cpu", "50m", "memory", "32Mi"), DefaultRequest: rl("cpu", "100m")},
+			corev1.LimitRangeItem{Type: "Container", Max: rl("cpu", "2", "memory", "1Gi"), Min: rl("cpu", "50m", "memory", "32Mi"),
+				Default: rl("cpu", "2", "memory", "1Gi"), DefaultRequest: rl("cpu", "100m", "memory", "1Gi")}},
+		{"request from min without default",
+			corev1.LimitRangeItem{Type: "Container", Min: rl("memory", "1Mi")},
+			corev1.LimitRangeItem{Type: "Container", Min: rl("memory", "1Mi"), DefaultRequest: rl("memory", "1Mi")}},
+		{"pod items get no defaults",
+			corev1.LimitRangeItem{Type: "Pod", Max: rl("cpu", "4")},
+			corev1.LimitRangeItem{Type: "Pod", Max: rl("cpu", "4")}},
+		{"quantities rounded up to milli-units",
+			corev1.LimitRangeItem{Type: "PersistentVolumeClaim", Max: rl("storage", "0.5m")},
+			corev1.LimitRangeItem{Type: "PersistentVolumeClaim", Max: rl("storage", "1m")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lr := &corev1.LimitRange{Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{tt.in}}}
+			defaultLimitRange(lr)
+			sameJSON(t, lr.Spec.Limits[0], tt.want)
+		})
+	}
+}
+
+func TestDefaultReplicationController(t *testing.T) {
+	tmpl := &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}}}
+	tests := []struct {
+		name     string
+		in, want corev1.ReplicationController
+	}{
+		{"selector, labels and replicas from the template",
+			corev1.ReplicationController{Spec: corev1.ReplicationControllerSpec{Template: tmpl}},
+			corev1.ReplicationController{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec: corev1.ReplicationControllerSpec{Replicas: new(int32(1)), Selector: map[string]string{"app": "x"}, Template: tmpl}}},
+		{"own selector and labels kept",
+			corev1.ReplicationController{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"l": "1"}},
+				Spec: corev1.ReplicationControllerSpec{Replicas: new(int32(0)), Selector: map[string]string{"s": "1"}, Template: tmpl}},
+			corev1.ReplicationController{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"l": "1"}},
+				Spec: corev1.ReplicationControllerSpec{Replicas: new(int32(0)), Selector: map[string]string{"s": "1"}, Template: tmpl}}},
+		{"no template: replicas only",
+			corev1.ReplicationController{},
+			corev1.ReplicationController{Spec: corev1.ReplicationControllerSpec{Replicas: new(int32(1))}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in.DeepCopy()
+			if in.Spec.Template != nil {
+				in.Spec.Template = in.Spec.Template.DeepCopy()
+			}
+			defaultReplicationController(in)
+			want := tt.want.DeepCopy()
+			if want.Spec.Template != nil {
+				defaultPodSpec(&want.Spec.Template.Spec)
+			}
+			sameJSON(t, in, want)
+		})
+	}
+}
+
+func TestSyncDataSource(t *testing.T) {
+	group := "snapshot.storage.k8s.io"
+	ns := "other"
+	tests := []struct {
+		name     string
+		in, want corev1.PersistentVolumeClaimSpec
+	}{
+		{"dataSource copied to dataSourceRef",
+			corev1.PersistentVolumeClaimSpec{DataSource: &corev1.TypedLocalObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: "s"}},
+			corev1.PersistentVolumeClaimSpec{DataSource: &corev1.TypedLocalObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: "s"},
+				DataSourceRef: &corev1.TypedObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: "s"}}},
+		{"local dataSourceRef copied to dataSource",
+			corev1.PersistentVolumeClaimSpec{DataSourceRef: &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "c"}},
+			corev1.PersistentVolumeClaimSpec{DataSource: &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "c"},
+				DataSourceRef: &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "c"}}},
+		{"cross-namespace dataSourceRef left alone",
+			corev1.PersistentVolumeClaimSpec{DataSourceRef: &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "c", Namespace: &ns}},
+			corev1.PersistentVolumeClaimSpec{DataSourceRef: &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "c", Namespace: &ns}}},
+		{"neither", corev1.PersistentVolumeClaimSpec{}, corev1.PersistentVolumeClaimSpec{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			syncDataSource(&tt.in)
+			sameJSON(t, tt.in, tt.want)
+			if tt.in.DataSource != nil && tt.in.DataSourceRef != nil && tt.in.DataSource.APIGroup != nil &&
+				tt.in.DataSource.APIGroup == tt.in.DataSourceRef.APIGroup {
+				t.Error("dataSource and dataSourceRef share their apiGroup")
+			}
+		})
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	lines := func(s string) []string { return splitLines(s) }
+	tests := []struct {
+		name, a, b, want string
+	}{
+		{"equal", "a\nb", "a\nb", ""},
+		{"one line changed in the middle",
+			"1\n2\n3\n4\n5\n6\n7\n8\n9", "1\n2\n3\n4\nX\n6\n7\n8\n9",
+			"@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+X\n 6\n 7\n 8\n"},
+		{"insertion at the start", "a\nb", "x\na\nb", "@@ -1,2 +1,3 @@\n+x\n a\n b\n"},
+		{"deletion at the end", "a\nb\nc", "a\nb", "@@ -1,3 +1,2 @@\n a\n b\n-c\n"},
+		{"two hunks",
+			"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11", "X\n2\n3\n4\n5\n6\n7\n8\n9\n10\nY",
+			"@@ -1,4 +1,4 @@\n-1\n+X\n 2\n 3\n 4\n@@ -8,4 +8,4 @@\n 8\n 9\n 10\n-11\n+Y\n"},
+		{"everything replaced", "a", "b", "@@ -1 +1 @@\n-a\n+b\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := unifiedDiff(lines(tt.a), lines(tt.b), 3); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGoJSON(t *testing.T) {
+	hp := corev1.HostPathType("")
+	src := corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/p", Type: &hp}}
+	got := goJSON(src, " ")
+	if !strings.HasPrefix(got, "{\n \"GCEPersistentDisk\": null,\n \"AWSElasticBlockStore\": null,\n \"HostPath\": {\n  \"Path\": \"/p\",\n  \"Type\": \"\"\n },\n") {
+		t.Errorf("goJSON:\n%s", got)
+	}
+	sel := corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{ScopeName: "PriorityClass", Operator: "In", Values: []string{"high"}}}}
+	if got, want := (goValue{&sel}).String(), `{"MatchExpressions":[{"ScopeName":"PriorityClass","Operator":"In","Values":["high"]}]}`; got != want {
+		t.Errorf("goValue %s, want %s", got, want)
+	}
+	q := corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")}
+	if got, want := goJSON(q, ""), `{"Limits":null,"Requests":{"storage":"1Gi"}}`; got != want {
+		t.Errorf("goJSON %s, want %s", got, want)
+	}
+}
+
+func TestValidateResourceQuota(t *testing.T) {
+	tests := []struct {
+		name string
+		spec corev1.ResourceQuotaSpec
+		want []string
+	}{
+		{"valid", corev1.ResourceQuotaSpec{Hard: rl("pods", "10", "count/deployments.apps", "5")}, nil},
+		{"negative and unqualified (invalid-core-resourcequotas)",
+			corev1.ResourceQuotaSpec{Hard: rl("cpu", "-1"), Scopes: []corev1.ResourceQuotaScope{"Bogus"}},
+			[]string{`spec.hard[cpu]: Invalid value: "-1": must be greater than or equal to 0`, `spec.scopes: Invalid value: ["Bogus"]: unsupported scope`}},
+		{"not an integer", corev1.ResourceQuotaSpec{Hard: rl("pods", "1500m")},
+			[]string{`spec.hard[pods]: Invalid value: "1500m": must be an integer`}},
+		{"unknown standard name", corev1.ResourceQuotaSpec{Hard: rl("bogus", "1")},
+			[]string{`spec.hard[bogus]: Invalid value: "bogus": must be a standard resource type or fully qualified`,
+				`spec.hard[bogus]: Invalid value: "bogus": must be a standard resource for quota`}},
+		{"scope that does not apply", corev1.ResourceQuotaSpec{Hard: rl("requests.storage", "1Gi"), Scopes: []corev1.ResourceQuotaScope{"BestEffort"}},
+			[]string{`spec.scopes: Invalid value: ["BestEffort"]: unsupported scope applied to resource`}},
+		{"conflicting scopes", corev1.ResourceQuotaSpec{Hard: rl("pods", "1"), Scopes: []corev1.ResourceQuotaScope{"Terminating", "NotTerminating"}},
+			[]string{`spec.scopes: Invalid value: ["Terminating","NotTerminating"]: conflicting scopes`}},
+		{"selector operator without values", corev1.ResourceQuotaSpec{Hard: rl("pods", "1"), ScopeSelector: &corev1.ScopeSelector{
+			MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{ScopeName: "PriorityClass", Operator: "In"}}}},
+			[]string{`spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when ` + "`operator`" + ` is 'In' or 'NotIn' for scope selector`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := validateResourceQuota(&corev1.ResourceQuota{Spec: tt.spec}, nil)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestValidateLimitRange(t *testing.T) {
+	tests := []struct {
+		name  string
+		items []corev1.LimitRangeItem
+		want  []string
+	}{
+		{"valid", []corev1.LimitRangeItem{{Type: "Container", Max: rl("cpu", "2"), Default: rl("cpu", "1"), DefaultRequest: rl("cpu", "1")}}, nil},
+		{"pod defaults forbidden", []corev1.LimitRangeItem{{Type: "Pod", Default: rl("cpu", "1")}},
+			[]string{"spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod'"}},
+		{"claim without storage bounds", []corev1.LimitRangeItem{{Type: "PersistentVolumeClaim"}},
+			[]string{"spec.limits[0].limits: Required value: either minimum or maximum storage value is required, but neither was provided"}},
+		{"duplicate type", []corev1.LimitRangeItem{{Type: "Pod"}, {Type: "Pod"}},
+			[]string{`spec.limits[1].type: Duplicate value: "Pod"`}},
+		{"ratio below 1", []corev1.LimitRangeItem{{Type: "Container", MaxLimitRequestRatio: rl("cpu", "500m")}},
+			[]string{`spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "500m": ratio 500m is less than 1`}},
+		{"not a container resource (defaults copy it)", []corev1.LimitRangeItem{{Type: "Container", Max: rl("pods", "1")}},
+			[]string{`spec.limits[0].max[pods]: Invalid value: "pods": must be a standard resource for containers`,
+				`spec.limits[0].default[pods]: Invalid value: "pods": must be a standard resource for containers`,
+				`spec.limits[0].defaultRequest[pods]: Invalid value: "pods": must be a standard resource for containers`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lr := &corev1.LimitRange{Spec: corev1.LimitRangeSpec{Limits: tt.items}}
+			defaultLimitRange(lr)
+			var got []string
+			for _, e := range validateLimitRange(lr, nil) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
