@@ -542,23 +542,10 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	return errs
 }
 
-// validatePodTemplateSpecBasics checks what a pod template needs at
-// least: containers, each with a name and an image.
+// validatePodTemplateSpecBasics checks a pod template's spec as a pod's
+// (podSpecErrors).
 func validatePodTemplateSpecBasics(t *corev1.PodTemplateSpec, path string) metav1.FieldErrors {
-	var errs metav1.FieldErrors
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, metav1.FieldRequired(path+".spec.containers", ""))
-	}
-	for i, c := range t.Spec.Containers {
-		p := path + ".spec.containers[" + strconv.Itoa(i) + "]"
-		if c.Name == "" {
-			errs = append(errs, metav1.FieldRequired(p+".name", ""))
-		}
-		if c.Image == "" {
-			errs = append(errs, metav1.FieldRequired(p+".image", ""))
-		}
-	}
-	return errs
+	return podSpecErrors(&t.Spec, path+".spec")
 }
 
 func validatePodTemplate(o, _ Object) metav1.FieldErrors {
