@@ -228,3 +228,66 @@ func TestValidateLimitRange(t *testing.T) {
 		})
 	}
 }
+
+// TestGoDiffAsKubeAPIServer checks goDiff against messages kube-apiserver
+// v1.37.2 answered: difflib matches the longest run first, so a replaced
+// volume source shows as kube-apiserver shows it.
+func TestGoDiffAsKubeAPIServer(t *testing.T) {
+	hp := corev1.HostPathType("")
+	a := corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/x", Type: &hp}}
+	b := corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: "s", Path: "/p"}}
+	want := "@@ -1,12 +1,13 @@\n {\n  \"GCEPersistentDisk\": null,\n  \"AWSElasticBlockStore\": null,\n- \"HostPath\": {\n-  \"Path\": \"/x\",\n-  \"Type\": \"\"\n+ \"HostPath\": null,\n+ \"Glusterfs\": null,\n+ \"NFS\": {\n+  \"Server\": \"s\",\n+  \"Path\": \"/p\",\n+  \"ReadOnly\": false\n  },\n- \"Glusterfs\": null,\n- \"NFS\": null,\n  \"RBD\": null,\n  \"ISCSI\": null,\n  \"Cinder\": null,\n"
+	if got := goDiff(a, b); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestValidateUpdatesOfStorageKinds(t *testing.T) {
+	class := "fast"
+	fs, block := corev1.PersistentVolumeFilesystem, corev1.PersistentVolumeMode("Block")
+	claim := func(mut func(*corev1.PersistentVolumeClaim)) *corev1.PersistentVolumeClaim {
+		c := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"},
+			Resources: corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")}, VolumeMode: &fs}}
+		if mut != nil {
+			mut(c)
+		}
+		return c
+	}
+	volume := func(mode *corev1.PersistentVolumeMode) *corev1.PersistentVolume {
+		return &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{Capacity: rl("storage", "1Gi"), AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/x"}}, VolumeMode: mode}}
+	}
+	quota := func(scopes ...corev1.ResourceQuotaScope) *corev1.ResourceQuota {
+		return &corev1.ResourceQuota{Spec: corev1.ResourceQuotaSpec{Hard: rl("pods", "1"), Scopes: scopes}}
+	}
+	tests := []struct {
+		name     string
+		validate func(o, old Object) metav1.FieldErrors
+		obj, old Object
+		want     string // the fields of the errors
+	}{
+		{"claim may get a class", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.StorageClassName = &class }), claim(nil), ""},
+		{"claim may not change its class", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.StorageClassName = new("other") }),
+			claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.StorageClassName = &class }), "spec"},
+		{"unbound claim may not change requests", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.Resources.Requests = rl("storage", "2Gi") }), claim(nil), "spec"},
+		{"bound claim may change requests", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) {
+			c.Spec.Resources.Requests = rl("storage", "2Gi")
+			c.Status.Phase = corev1.ClaimBound
+		}), claim(nil), ""},
+		{"claim may be given its volume", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "pv" }), claim(nil), ""},
+		{"volume mode immutable, named without spec.", validatePersistentVolume, volume(&block), volume(&fs), "volumeMode"},
+		{"quota scopes immutable", validateResourceQuota, quota("NotTerminating"), quota(), "spec.scopes"},
+		{"quota scopes reordered", validateResourceQuota, quota("NotTerminating", "NotBestEffort"), quota("NotBestEffort", "NotTerminating"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fields []string
+			for _, e := range tt.validate(tt.obj, tt.old) {
+				fields = append(fields, e.Field)
+			}
+			if got := strings.Join(fields, ","); got != tt.want {
+				t.Errorf("errors on %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

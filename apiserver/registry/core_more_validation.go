@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -293,7 +294,7 @@ func scopeAppliesTo(scope corev1.ResourceQuotaScope, res string) bool {
 	return true
 }
 
-func validateResourceQuota(o, _ Object) metav1.FieldErrors {
+func validateResourceQuota(o, old Object) metav1.FieldErrors {
 	rq := o.(*corev1.ResourceQuota)
 	var errs metav1.FieldErrors
 	for _, k := range resourceKeys(rq.Spec.Hard) {
@@ -346,7 +347,7 @@ func validateResourceQuota(o, _ Object) metav1.FieldErrors {
 				corev1.ResourceQuotaScopeTerminating, corev1.ResourceQuotaScopeNotTerminating:
 				if req.Operator != corev1.ScopeSelectorOpExists {
 					errs = append(errs, metav1.FieldInvalid(path+".operator", string(req.Operator),
-						"must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"))
+						"must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"))
 				}
 			}
 			switch req.Operator {
@@ -366,6 +367,19 @@ func validateResourceQuota(o, _ Object) metav1.FieldErrors {
 			seen[req.ScopeName] = true
 		}
 		errs = append(errs, conflicts(seen, path, rq.Spec.Scopes)...)
+	}
+	if old != nil {
+		prev := old.(*corev1.ResourceQuota)
+		set := func(s []corev1.ResourceQuotaScope) map[corev1.ResourceQuotaScope]bool {
+			m := map[corev1.ResourceQuotaScope]bool{}
+			for _, x := range s {
+				m[x] = true
+			}
+			return m
+		}
+		if !reflect.DeepEqual(set(rq.Spec.Scopes), set(prev.Spec.Scopes)) {
+			errs = append(errs, metav1.FieldInvalid("spec.scopes", rq.Spec.Scopes, "field is immutable"))
+		}
 	}
 	return errs
 }
@@ -424,9 +438,20 @@ func validatePersistentVolume(o, old Object) metav1.FieldErrors {
 	}
 	for _, k := range resourceKeys(s.Capacity) {
 		q := s.Capacity[corev1.ResourceName(k)]
-		errs = append(errs, validateQuantityValue(k, q, key("spec.capacity", k))...)
+		if q.Value() < 0 {
+			errs = append(errs, metav1.FieldInvalid(key("spec.capacity", k), q.Value(), "must be a valid resource quantity"))
+		}
 		if q.Sign() <= 0 {
 			errs = append(errs, metav1.FieldInvalid(key("spec.capacity", k), q.String(), "must be greater than zero"))
+		}
+	}
+	if p := s.PersistentVolumeReclaimPolicy; p != "" && p != corev1.PersistentVolumeReclaimRetain &&
+		p != corev1.PersistentVolumeReclaimDelete && p != corev1.PersistentVolumeReclaimRecycle {
+		errs = append(errs, metav1.FieldNotSupported("spec.persistentVolumeReclaimPolicy", string(p), []string{"Delete", "Recycle", "Retain"}))
+	}
+	if s.StorageClassName != "" {
+		for _, msg := range ValidateDNS1123Subdomain(s.StorageClassName) {
+			errs = append(errs, metav1.FieldInvalid("spec.storageClassName", s.StorageClassName, msg))
 		}
 	}
 	switch set := volumeSourcesSet(&s.PersistentVolumeSource); len(set) {
@@ -439,14 +464,8 @@ func validatePersistentVolume(o, old Object) metav1.FieldErrors {
 			errs = append(errs, metav1.FieldForbidden("spec."+name, "may not specify more than 1 volume type"))
 		}
 	}
-	if p := s.PersistentVolumeReclaimPolicy; p != "" && p != corev1.PersistentVolumeReclaimRetain &&
-		p != corev1.PersistentVolumeReclaimDelete && p != corev1.PersistentVolumeReclaimRecycle {
-		errs = append(errs, metav1.FieldNotSupported("spec.persistentVolumeReclaimPolicy", string(p), []string{"Delete", "Recycle", "Retain"}))
-	}
-	if s.StorageClassName != "" {
-		for _, msg := range ValidateDNS1123Subdomain(s.StorageClassName) {
-			errs = append(errs, metav1.FieldInvalid("spec.storageClassName", s.StorageClassName, msg))
-		}
+	if hp := s.HostPath; hp != nil && path.Clean(hp.Path) == "/" && s.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
+		errs = append(errs, metav1.FieldForbidden("spec.persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'"))
 	}
 	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeFilesystem && *m != "Block" {
 		errs = append(errs, metav1.FieldNotSupported("spec.volumeMode", string(*m), []string{"Block", "Filesystem"}))
@@ -460,7 +479,8 @@ func validatePersistentVolume(o, old Object) metav1.FieldErrors {
 			"spec.persistentvolumesource is immutable after creation\n"+goDiff(prev.Spec.PersistentVolumeSource, s.PersistentVolumeSource)))
 	}
 	if !reflect.DeepEqual(s.VolumeMode, prev.Spec.VolumeMode) {
-		errs = append(errs, metav1.FieldInvalid("spec.volumeMode", s.VolumeMode, "field is immutable"))
+		// kube-apiserver names the field without its "spec.".
+		errs = append(errs, metav1.FieldInvalid("volumeMode", s.VolumeMode, "field is immutable"))
 	}
 	return errs
 }
@@ -508,7 +528,6 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	if q, ok := s.Resources.Requests[corev1.ResourceStorage]; !ok {
 		errs = append(errs, metav1.FieldRequired(path, ""))
 	} else {
-		errs = append(errs, validateQuantityValue("storage", q, path)...)
 		if q.Sign() <= 0 {
 			errs = append(errs, metav1.FieldInvalid(path, q.String(), "must be greater than zero"))
 		}
@@ -534,6 +553,13 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 			newSpec.Resources.Requests[corev1.ResourceStorage] = q
 		}
 	}
+	// A claim without a class may be given one (a default class added
+	// afterwards; or the class its beta annotation already names).
+	if _, annotated := prev.Annotations[betaStorageClassAnnotation]; oldSpec.StorageClassName == nil && newSpec.StorageClassName != nil &&
+		(!annotated || prev.Annotations[betaStorageClassAnnotation] == *newSpec.StorageClassName &&
+			pvc.Annotations[betaStorageClassAnnotation] == *newSpec.StorageClassName) {
+		newSpec.StorageClassName = nil
+	}
 	oldSpec.VolumeAttributesClassName = newSpec.VolumeAttributesClassName
 	if !reflect.DeepEqual(oldSpec, newSpec) {
 		errs = append(errs, metav1.FieldForbidden("spec",
@@ -557,34 +583,34 @@ func validateReplicationController(o, _ Object) metav1.FieldErrors {
 	rc := o.(*corev1.ReplicationController)
 	s := &rc.Spec
 	var errs metav1.FieldErrors
-	if s.MinReadySeconds < 0 {
-		errs = append(errs, metav1.FieldInvalid("spec.minReadySeconds", int64(s.MinReadySeconds), "must be greater than or equal to 0"))
-	}
 	if len(s.Selector) == 0 {
 		errs = append(errs, metav1.FieldRequired("spec.selector", ""))
 	} else {
 		errs = append(errs, ValidateLabels(s.Selector, "spec.selector")...)
 	}
+	if s.Template == nil {
+		errs = append(errs, metav1.FieldRequired("spec.template", ""))
+	} else {
+		for k, v := range s.Selector {
+			if s.Template.Labels[k] != v {
+				errs = append(errs, metav1.FieldInvalid("spec.template.metadata.labels", s.Template.Labels,
+					"`selector` does not match template `labels`"))
+				break
+			}
+		}
+		errs = append(errs, validatePodTemplateSpecBasics(s.Template, "spec.template")...)
+		if p := s.Template.Spec.RestartPolicy; p != corev1.RestartPolicyAlways {
+			errs = append(errs, metav1.FieldNotSupported("spec.template.spec.restartPolicy", string(p), []string{"Always"}))
+		}
+		if s.Template.Spec.ActiveDeadlineSeconds != nil {
+			errs = append(errs, metav1.FieldForbidden("spec.template.spec.activeDeadlineSeconds", "activeDeadlineSeconds in ReplicationController is not Supported"))
+		}
+	}
 	if s.Replicas != nil && *s.Replicas < 0 {
 		errs = append(errs, metav1.FieldInvalid("spec.replicas", int64(*s.Replicas), "must be greater than or equal to 0"))
 	}
-	if s.Template == nil {
-		errs = append(errs, metav1.FieldRequired("spec.template", ""))
-		return errs
-	}
-	for k, v := range s.Selector {
-		if s.Template.Labels[k] != v {
-			errs = append(errs, metav1.FieldInvalid("spec.template.metadata.labels", s.Template.Labels,
-				"`selector` does not match template `labels`"))
-			break
-		}
-	}
-	errs = append(errs, validatePodTemplateSpecBasics(s.Template, "spec.template")...)
-	if p := s.Template.Spec.RestartPolicy; p != corev1.RestartPolicyAlways {
-		errs = append(errs, metav1.FieldNotSupported("spec.template.spec.restartPolicy", string(p), []string{"Always"}))
-	}
-	if s.Template.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, metav1.FieldForbidden("spec.template.spec.activeDeadlineSeconds", "activeDeadlineSeconds in ReplicationController is not Supported"))
+	if s.MinReadySeconds < 0 {
+		errs = append(errs, metav1.FieldInvalid("spec.minReadySeconds", int64(s.MinReadySeconds), "must be greater than or equal to 0"))
 	}
 	return errs
 }

@@ -196,49 +196,97 @@ type opCode struct {
 	i1, i2, j1, j2 int
 }
 
-// lineOpCodes compares a and b by their longest common subsequence.
+// lineOpCodes compares a and b as difflib's SequenceMatcher does (the
+// diff kube-apiserver's messages come from): the longest matching run of
+// lines first, then the same on each side of it, lines that make up more
+// than 1% of a long b (200 lines or more) never starting a match.
 func lineOpCodes(a, b []string) []opCode {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
+	b2j := map[string][]int{}
+	for j, l := range b {
+		b2j[l] = append(b2j[l], j)
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+	if n := len(b); n >= 200 {
+		for l, js := range b2j {
+			if len(js) > n/100+1 {
+				delete(b2j, l)
 			}
 		}
 	}
+	longest := func(alo, ahi, blo, bhi int) (int, int, int) {
+		besti, bestj, best := alo, blo, 0
+		j2len := map[int]int{}
+		for i := alo; i < ahi; i++ {
+			next := map[int]int{}
+			for _, j := range b2j[a[i]] {
+				if j < blo {
+					continue
+				}
+				if j >= bhi {
+					break
+				}
+				k := j2len[j-1] + 1
+				next[j] = k
+				if k > best {
+					besti, bestj, best = i-k+1, j-k+1, k
+				}
+			}
+			j2len = next
+		}
+		for besti > alo && bestj > blo && a[besti-1] == b[bestj-1] {
+			besti, bestj, best = besti-1, bestj-1, best+1
+		}
+		for besti+best < ahi && bestj+best < bhi && a[besti+best] == b[bestj+best] {
+			best++
+		}
+		return besti, bestj, best
+	}
+	type block struct{ i, j, k int }
+	var blocks []block
+	queue := [][4]int{{0, len(a), 0, len(b)}}
+	for len(queue) > 0 {
+		q := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		i, j, k := longest(q[0], q[1], q[2], q[3])
+		if k == 0 {
+			continue
+		}
+		blocks = append(blocks, block{i, j, k})
+		if q[0] < i && q[2] < j {
+			queue = append(queue, [4]int{q[0], i, q[2], j})
+		}
+		if i+k < q[1] && j+k < q[3] {
+			queue = append(queue, [4]int{i + k, q[1], j + k, q[3]})
+		}
+	}
+	sort.Slice(blocks, func(x, y int) bool {
+		if blocks[x].i != blocks[y].i {
+			return blocks[x].i < blocks[y].i
+		}
+		return blocks[x].j < blocks[y].j
+	})
+	var merged []block
+	for _, bl := range blocks {
+		if n := len(merged); n > 0 && merged[n-1].i+merged[n-1].k == bl.i && merged[n-1].j+merged[n-1].k == bl.j {
+			merged[n-1].k += bl.k
+			continue
+		}
+		merged = append(merged, bl)
+	}
+	merged = append(merged, block{len(a), len(b), 0})
 	var codes []opCode
-	add := func(tag byte, i1, i2, j1, j2 int) {
-		if k := len(codes) - 1; k >= 0 && codes[k].tag != 'e' && tag != 'e' {
-			codes[k].i2, codes[k].j2 = i2, j2
-			if codes[k].i1 < codes[k].i2 && codes[k].j1 < codes[k].j2 {
-				codes[k].tag = 'r'
-			}
-			return
-		}
-		if k := len(codes) - 1; k >= 0 && codes[k].tag == tag {
-			codes[k].i2, codes[k].j2 = i2, j2
-			return
-		}
-		codes = append(codes, opCode{tag, i1, i2, j1, j2})
-	}
 	i, j := 0, 0
-	for i < n || j < m {
+	for _, bl := range merged {
 		switch {
-		case i < n && j < m && a[i] == b[j]:
-			add('e', i, i+1, j, j+1)
-			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):
-			add('i', i, i, j, j+1)
-			j++
-		default:
-			add('d', i, i+1, j, j)
-			i++
+		case i < bl.i && j < bl.j:
+			codes = append(codes, opCode{'r', i, bl.i, j, bl.j})
+		case i < bl.i:
+			codes = append(codes, opCode{'d', i, bl.i, j, bl.j})
+		case j < bl.j:
+			codes = append(codes, opCode{'i', i, bl.i, j, bl.j})
+		}
+		i, j = bl.i+bl.k, bl.j+bl.k
+		if bl.k > 0 {
+			codes = append(codes, opCode{'e', bl.i, i, bl.j, j})
 		}
 	}
 	return codes
