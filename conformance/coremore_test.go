@@ -14,7 +14,8 @@ import (
 // controller's selector, labels and replicas default from its template and
 // its generation follows its spec, not its status; a pod template's
 // generation follows its template; a limit range's container defaults
-// come from its max; a new quota's status is reset.
+// come from its max; a new quota's status is reset. Deleting a quota
+// answers with the quota, deleting a limit range with a Status.
 func TestCoreMoreKinds(t *testing.T) {
 	t.Parallel()
 	e := target
@@ -100,6 +101,9 @@ func TestCoreMoreKinds(t *testing.T) {
 			!reflect.DeepEqual(got["defaultRequest"], map[string]any{"cpu": "100m", "memory": "1Mi"}) {
 			t.Errorf("limit range item %v", got)
 		}
+		if del := expect(t, e.del(t, "/api/v1/namespaces/"+ns+"/limitranges/lr", nil), http.StatusOK); str(del, "kind") != "Status" {
+			t.Errorf("deleting a limit range answered %s, want a Status", compact(del))
+		}
 	})
 
 	t.Run("resourcequotas", func(t *testing.T) {
@@ -108,6 +112,9 @@ func TestCoreMoreKinds(t *testing.T) {
 			"status": obj{"hard": obj{"pods": "100"}, "used": obj{"pods": "1"}}}), http.StatusCreated)
 		if s, _ := field(rq, "status"); !reflect.DeepEqual(s, map[string]any{}) {
 			t.Errorf("new quota's status %v, want {}", s)
+		}
+		if del := expect(t, e.del(t, "/api/v1/namespaces/"+ns+"/resourcequotas/rq", nil), http.StatusOK); str(del, "kind") != "ResourceQuota" {
+			t.Errorf("deleting a quota answered %s, want the quota", compact(del))
 		}
 		checkStatus(t, e.post(t, "/api/v1/namespaces/"+ns+"/resourcequotas", obj{"metadata": obj{"name": "bad"},
 			"spec": obj{"hard": obj{"requests.storage": "1Gi"}, "scopes": []any{"BestEffort"}}}),
