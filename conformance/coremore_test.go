@@ -12,7 +12,8 @@ import (
 // dataSourceRef, new claims carry the pvc-protection finalizer and start
 // Pending, their spec is immutable but for requests; a replication
 // controller's selector, labels and replicas default from its template and
-// its generation follows its spec, not its status; a pod template's
+// its generation follows its spec, not its status, whose counts are
+// checked; a pod template's
 // generation follows its template; a limit range's container defaults
 // come from its max; a new quota's status is reset. Deleting a quota
 // answers with the quota, deleting a limit range with a Status.
@@ -65,6 +66,8 @@ func TestCoreMoreKinds(t *testing.T) {
 		if n, _ := num(st, "spec", "minReadySeconds"); n != 0 {
 			t.Errorf("a status patch changed spec.minReadySeconds to %d", n)
 		}
+		checkStatus(t, e.patch(t, path+"/rc/status", mergePatch, `{"status":{"replicas":0,"readyReplicas":1}}`), http.StatusUnprocessableEntity, "Invalid",
+			"status.readyReplicas: Invalid value: 1: cannot be greater than status.replicas")
 		up := expect(t, e.patch(t, path+"/rc", mergePatch, `{"spec":{"minReadySeconds":3}}`), http.StatusOK)
 		if g, _ := num(up, "metadata", "generation"); g != 2 {
 			t.Errorf("generation %d after a spec change, want 2", g)

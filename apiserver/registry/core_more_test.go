@@ -291,3 +291,29 @@ func TestValidateUpdatesOfStorageKinds(t *testing.T) {
 		})
 	}
 }
+
+func TestReplicationControllerStatusErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		st   corev1.ReplicationControllerStatus
+		want string
+	}{
+		{"valid", corev1.ReplicationControllerStatus{Replicas: 3, FullyLabeledReplicas: 3, ReadyReplicas: 2, AvailableReplicas: 1}, ""},
+		{"negative", corev1.ReplicationControllerStatus{FullyLabeledReplicas: -1, ObservedGeneration: -1},
+			"status.fullyLabeledReplicas: Invalid value: -1: must be greater than or equal to 0, status.observedGeneration: Invalid value: -1: must be greater than or equal to 0"},
+		{"more than replicas (kube-apiserver v1.37.2's order)", corev1.ReplicationControllerStatus{Replicas: 1, FullyLabeledReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 3},
+			"status.fullyLabeledReplicas: Invalid value: 2: cannot be greater than status.replicas, status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, " +
+				"status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range replicationControllerStatusErrors(&tt.st) {
+				got = append(got, e.Error())
+			}
+			if g := strings.Join(got, ", "); g != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", g, tt.want)
+			}
+		})
+	}
+}

@@ -368,6 +368,15 @@ func validateResourceQuota(o, old Object) metav1.FieldErrors {
 		}
 		errs = append(errs, conflicts(seen, path, rq.Spec.Scopes)...)
 	}
+	for _, l := range []struct {
+		path string
+		list corev1.ResourceList
+	}{{"status.hard", rq.Status.Hard}, {"status.used", rq.Status.Used}} {
+		for _, k := range resourceKeys(l.list) {
+			errs = append(errs, validateQuotaResourceName(k, key(l.path, k))...)
+			errs = append(errs, validateQuantityValue(k, l.list[corev1.ResourceName(k)], key(l.path, k))...)
+		}
+	}
 	if old != nil {
 		prev := old.(*corev1.ResourceQuota)
 		set := func(s []corev1.ResourceQuotaScope) map[corev1.ResourceQuotaScope]bool {
@@ -540,6 +549,11 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeFilesystem && *m != "Block" {
 		errs = append(errs, metav1.FieldNotSupported("spec.volumeMode", string(*m), []string{"Block", "Filesystem"}))
 	}
+	for _, k := range resourceKeys(pvc.Status.Capacity) {
+		if q := pvc.Status.Capacity[corev1.ResourceName(k)]; q.Value() < 0 {
+			errs = append(errs, metav1.FieldInvalid(key("status.capacity", k), q.Value(), "must be a valid resource quantity"))
+		}
+	}
 	if old == nil {
 		return errs
 	}
@@ -611,6 +625,36 @@ func validateReplicationController(o, _ Object) metav1.FieldErrors {
 	}
 	if s.MinReadySeconds < 0 {
 		errs = append(errs, metav1.FieldInvalid("spec.minReadySeconds", int64(s.MinReadySeconds), "must be greater than or equal to 0"))
+	}
+	return append(errs, replicationControllerStatusErrors(&rc.Status)...)
+}
+
+// replicationControllerStatusErrors checks the counts of a replication
+// controller's status, as kube-apiserver does on every update (a status
+// that did not change is valid).
+func replicationControllerStatusErrors(st *corev1.ReplicationControllerStatus) metav1.FieldErrors {
+	var errs metav1.FieldErrors
+	for _, c := range []struct {
+		field string
+		n     int64
+	}{{"replicas", int64(st.Replicas)}, {"fullyLabeledReplicas", int64(st.FullyLabeledReplicas)}, {"readyReplicas", int64(st.ReadyReplicas)},
+		{"availableReplicas", int64(st.AvailableReplicas)}, {"observedGeneration", st.ObservedGeneration}} {
+		if c.n < 0 {
+			errs = append(errs, metav1.FieldInvalid("status."+c.field, c.n, "must be greater than or equal to 0"))
+		}
+	}
+	const more = "cannot be greater than status.replicas"
+	if st.FullyLabeledReplicas > st.Replicas {
+		errs = append(errs, metav1.FieldInvalid("status.fullyLabeledReplicas", int64(st.FullyLabeledReplicas), more))
+	}
+	if st.ReadyReplicas > st.Replicas {
+		errs = append(errs, metav1.FieldInvalid("status.readyReplicas", int64(st.ReadyReplicas), more))
+	}
+	if st.AvailableReplicas > st.Replicas {
+		errs = append(errs, metav1.FieldInvalid("status.availableReplicas", int64(st.AvailableReplicas), more))
+	}
+	if st.AvailableReplicas > st.ReadyReplicas {
+		errs = append(errs, metav1.FieldInvalid("status.availableReplicas", int64(st.AvailableReplicas), "cannot be greater than readyReplicas"))
 	}
 	return errs
 }
