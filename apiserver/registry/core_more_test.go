@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -316,4 +317,83 @@ func TestReplicationControllerStatusErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzUnifiedDiff checks that any two texts give a diff whose hunks agree
+// with their headers and rebuild both texts' lines in order.
+func FuzzUnifiedDiff(f *testing.F) {
+	f.Add("a\nb\nc", "a\nx\nc")
+	f.Add("", "x")
+	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9\n10", "0\n2\n3\n4\n5\n6\n7\n8\n9\n11")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		la, lb := splitLines(a), splitLines(b)
+		d := unifiedDiff(la, lb, 3)
+		if a == b {
+			if d != "" {
+				t.Fatalf("diff of equal texts: %q", d)
+			}
+			return
+		}
+		if d == "" {
+			t.Fatal("no diff of different texts")
+		}
+		lines := splitLines(strings.TrimSuffix(d, "\n"))
+		for i := 0; i < len(lines); {
+			var aStart, aLen, bStart, bLen int
+			h := strings.TrimSuffix(lines[i], "\n")
+			if !strings.HasPrefix(h, "@@ -") {
+				t.Fatalf("line %d %q is no hunk header in %q", i, h, d)
+			}
+			parse := func(r string) (int, int) {
+				start, n, ok := strings.Cut(r, ",")
+				s, _ := strconv.Atoi(start)
+				if !ok {
+					return s, 1
+				}
+				l, _ := strconv.Atoi(n)
+				return s, l
+			}
+			ranges := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(h, "@@ "), " @@"))
+			aStart, aLen = parse(strings.TrimPrefix(ranges[0], "-"))
+			bStart, bLen = parse(strings.TrimPrefix(ranges[1], "+"))
+			i++
+			ai, bi := aStart-1, bStart-1
+			if aLen == 0 {
+				ai = aStart
+			}
+			if bLen == 0 {
+				bi = bStart
+			}
+			gotA, gotB := 0, 0
+			for ; i < len(lines) && !strings.HasPrefix(lines[i], "@@ -"); i++ {
+				l := lines[i]
+				switch l[0] {
+				case ' ', '-':
+					if ai >= len(la) || la[ai] != l[1:] {
+						t.Fatalf("line %q is not a[%d] in %q", l, ai, d)
+					}
+					ai++
+					gotA++
+					if l[0] == ' ' {
+						if bi >= len(lb) || lb[bi] != l[1:] {
+							t.Fatalf("context %q is not b[%d] in %q", l, bi, d)
+						}
+						bi++
+						gotB++
+					}
+				case '+':
+					if bi >= len(lb) || lb[bi] != l[1:] {
+						t.Fatalf("line %q is not b[%d] in %q", l, bi, d)
+					}
+					bi++
+					gotB++
+				default:
+					t.Fatalf("bad line %q in %q", l, d)
+				}
+			}
+			if gotA != aLen || gotB != bLen {
+				t.Fatalf("hunk %q has %d and %d lines in %q", h, gotA, gotB, d)
+			}
+		}
+	})
 }
