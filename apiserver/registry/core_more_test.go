@@ -397,3 +397,57 @@ func FuzzUnifiedDiff(f *testing.F) {
 		}
 	})
 }
+
+// TestValidateStorageKindsCreate checks causes kube-apiserver v1.37.2 gave
+// for invalid volumes, claims and templates (fields and messages).
+func TestValidateStorageKindsCreate(t *testing.T) {
+	fs := corev1.PersistentVolumeFilesystem
+	pv := func(src corev1.PersistentVolumeSource, na *corev1.VolumeNodeAffinity) *corev1.PersistentVolume {
+		return &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{Capacity: rl("storage", "1Gi"), AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"},
+			PersistentVolumeSource: src, NodeAffinity: na, VolumeMode: &fs}}
+	}
+	pvc := func(mut func(*corev1.PersistentVolumeClaimSpec)) *corev1.PersistentVolumeClaim {
+		c := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"},
+			Resources: corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")}, VolumeMode: &fs}}
+		mut(&c.Spec)
+		return c
+	}
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a b": "c"}},
+		Spec: corev1.PodSpec{RestartPolicy: "Always", Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+	tests := []struct {
+		name     string
+		validate func(o, old Object) metav1.FieldErrors
+		obj      Object
+		want     []string
+	}{
+		{"local volume without affinity", validatePersistentVolume, pv(corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "rel"}}, nil),
+			[]string{"spec.nodeAffinity: Required value: Local volume requires node affinity"}},
+		{"relative NFS path", validatePersistentVolume, pv(corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Path: "rel"}}, nil),
+			[]string{"spec.nfs.server: Required value", `spec.nfs.path: Invalid value: "rel": must be an absolute path`}},
+		{"host path with ..", validatePersistentVolume, pv(corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/x/../y"}}, nil),
+			[]string{`spec.hostPath.path: Invalid value: "/x/../y": must not contain '..'`}},
+		{"affinity without terms before the source", validatePersistentVolume,
+			pv(corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "d"}}, &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{}}),
+			[]string{"spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least one node selector term", "spec.csi.volumeHandle: Required value"}},
+		{"claim selector labels", validatePersistentVolumeClaim, pvc(func(s *corev1.PersistentVolumeClaimSpec) {
+			s.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"a b": "c"}}
+		}), []string{`spec.selector.matchLabels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`}},
+		{"dataSource and dataSourceRef differ", validatePersistentVolumeClaim, pvc(func(s *corev1.PersistentVolumeClaimSpec) {
+			s.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "x"}
+			s.DataSourceRef = &corev1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "y"}
+		}), []string{"spec: Invalid value: {}: must match dataSourceRef"}},
+		{"template labels under template.labels", validatePodTemplate, &corev1.PodTemplate{Template: tmpl},
+			[]string{`template.labels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range tt.validate(tt.obj, nil) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

@@ -129,8 +129,8 @@ func resourceKeys(l corev1.ResourceList) []string {
 	return keys
 }
 
-// key is a map key in a field path: path[key].
-func key(path, k string) string { return path + "[" + k + "]" }
+// keyPath is a map key in a field path: path[key].
+func keyPath(path, k string) string { return path + "[" + k + "]" }
 
 func validateLimitRange(o, _ Object) metav1.FieldErrors {
 	lr := o.(*corev1.LimitRange)
@@ -147,9 +147,9 @@ func validateLimitRange(o, _ Object) metav1.FieldErrors {
 		names := func(l corev1.ResourceList, field string) {
 			for _, k := range resourceKeys(l) {
 				if it.Type == corev1.LimitTypePod || it.Type == corev1.LimitTypeContainer {
-					errs = append(errs, validateContainerResourceName(k, key(path+"."+field, k))...)
+					errs = append(errs, validateContainerResourceName(k, keyPath(path+"."+field, k))...)
 				} else {
-					errs = append(errs, validateResourceName(k, key(path+"."+field, k))...)
+					errs = append(errs, validateResourceName(k, keyPath(path+"."+field, k))...)
 				}
 			}
 		}
@@ -223,31 +223,31 @@ func compareLimits(it *corev1.LimitRangeItem, k corev1.ResourceName, path string
 	}
 	ratio, hasRatio := it.MaxLimitRequestRatio[k]
 	if hasMin && hasMax && lMin.Cmp(lMax) > 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".min", ks), lMin.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".min", ks), lMin.String(),
 			fmt.Sprintf("min value %s is greater than max value %s", lMin.String(), lMax.String())))
 	}
 	if hasReq && hasMin && lMin.Cmp(req) > 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".defaultRequest", ks), req.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".defaultRequest", ks), req.String(),
 			fmt.Sprintf("min value %s is greater than default request value %s", lMin.String(), req.String())))
 	}
 	if hasReq && hasMax && req.Cmp(lMax) > 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".defaultRequest", ks), req.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".defaultRequest", ks), req.String(),
 			fmt.Sprintf("default request value %s is greater than max value %s", req.String(), lMax.String())))
 	}
 	if hasReq && hasDef && req.Cmp(def) > 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".defaultRequest", ks), req.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".defaultRequest", ks), req.String(),
 			fmt.Sprintf("default request value %s is greater than default limit value %s", req.String(), def.String())))
 	}
 	if hasDef && hasMin && lMin.Cmp(def) > 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".default", ks), lMin.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".default", ks), lMin.String(),
 			fmt.Sprintf("min value %s is greater than default value %s", lMin.String(), def.String())))
 	}
 	if hasDef && hasMax && def.Cmp(lMax) > 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".default", ks), lMax.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".default", ks), lMax.String(),
 			fmt.Sprintf("default value %s is greater than max value %s", def.String(), lMax.String())))
 	}
 	if hasRatio && ratio.CmpInt64(1) < 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".maxLimitRequestRatio", ks), ratio.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".maxLimitRequestRatio", ks), ratio.String(),
 			fmt.Sprintf("ratio %s is less than 1", ratio.String())))
 	}
 	if hasRatio && hasMin && hasMax {
@@ -257,13 +257,13 @@ func compareLimits(it *corev1.LimitRangeItem, k corev1.ResourceName, path string
 			r, lo, hi = float64(ratio.MilliValue())/1000, lMin.MilliValue(), lMax.MilliValue()
 		}
 		if limit := float64(hi) / float64(lo); r > limit {
-			errs = append(errs, metav1.FieldInvalid(key(path+".maxLimitRequestRatio", ks), ratio.String(),
+			errs = append(errs, metav1.FieldInvalid(keyPath(path+".maxLimitRequestRatio", ks), ratio.String(),
 				fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.String(), limit)))
 		}
 	}
 	overcommit := !isHugePages(ks) && isNativeResource(ks)
 	if !overcommit && hasDef && hasReq && def.Cmp(req) != 0 {
-		errs = append(errs, metav1.FieldInvalid(key(path+".defaultRequest", ks), req.String(),
+		errs = append(errs, metav1.FieldInvalid(keyPath(path+".defaultRequest", ks), req.String(),
 			fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.String(), req.String(), ks)))
 	}
 	return errs
@@ -298,7 +298,7 @@ func validateResourceQuota(o, old Object) metav1.FieldErrors {
 	rq := o.(*corev1.ResourceQuota)
 	var errs metav1.FieldErrors
 	for _, k := range resourceKeys(rq.Spec.Hard) {
-		path := key("spec.hard", k)
+		path := keyPath("spec.hard", k)
 		errs = append(errs, validateQuotaResourceName(k, path)...)
 		errs = append(errs, validateQuantityValue(k, rq.Spec.Hard[corev1.ResourceName(k)], path)...)
 	}
@@ -373,8 +373,8 @@ func validateResourceQuota(o, old Object) metav1.FieldErrors {
 		list corev1.ResourceList
 	}{{"status.hard", rq.Status.Hard}, {"status.used", rq.Status.Used}} {
 		for _, k := range resourceKeys(l.list) {
-			errs = append(errs, validateQuotaResourceName(k, key(l.path, k))...)
-			errs = append(errs, validateQuantityValue(k, l.list[corev1.ResourceName(k)], key(l.path, k))...)
+			errs = append(errs, validateQuotaResourceName(k, keyPath(l.path, k))...)
+			errs = append(errs, validateQuantityValue(k, l.list[corev1.ResourceName(k)], keyPath(l.path, k))...)
 		}
 	}
 	if old != nil {
@@ -448,10 +448,10 @@ func validatePersistentVolume(o, old Object) metav1.FieldErrors {
 	for _, k := range resourceKeys(s.Capacity) {
 		q := s.Capacity[corev1.ResourceName(k)]
 		if q.Value() < 0 {
-			errs = append(errs, metav1.FieldInvalid(key("spec.capacity", k), q.Value(), "must be a valid resource quantity"))
+			errs = append(errs, metav1.FieldInvalid(keyPath("spec.capacity", k), q.Value(), "must be a valid resource quantity"))
 		}
 		if q.Sign() <= 0 {
-			errs = append(errs, metav1.FieldInvalid(key("spec.capacity", k), q.String(), "must be greater than zero"))
+			errs = append(errs, metav1.FieldInvalid(keyPath("spec.capacity", k), q.String(), "must be greater than zero"))
 		}
 	}
 	if p := s.PersistentVolumeReclaimPolicy; p != "" && p != corev1.PersistentVolumeReclaimRetain &&
@@ -463,6 +463,13 @@ func validatePersistentVolume(o, old Object) metav1.FieldErrors {
 			errs = append(errs, metav1.FieldInvalid("spec.storageClassName", s.StorageClassName, msg))
 		}
 	}
+	if na := s.NodeAffinity; na != nil {
+		if na.Required == nil {
+			errs = append(errs, metav1.FieldRequired("spec.nodeAffinity.required", "must have at least one node selector term"))
+		} else if len(na.Required.NodeSelectorTerms) == 0 {
+			errs = append(errs, metav1.FieldRequired("spec.nodeAffinity.required.nodeSelectorTerms", "must have at least one node selector term"))
+		}
+	}
 	switch set := volumeSourcesSet(&s.PersistentVolumeSource); len(set) {
 	case 0:
 		errs = append(errs, metav1.FieldRequired("spec", "must specify a volume type"))
@@ -472,6 +479,9 @@ func validatePersistentVolume(o, old Object) metav1.FieldErrors {
 		for _, name := range set[1:] {
 			errs = append(errs, metav1.FieldForbidden("spec."+name, "may not specify more than 1 volume type"))
 		}
+	}
+	if s.Local != nil && s.NodeAffinity == nil {
+		errs = append(errs, metav1.FieldRequired("spec.nodeAffinity", "Local volume requires node affinity"))
 	}
 	if hp := s.HostPath; hp != nil && path.Clean(hp.Path) == "/" && s.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
 		errs = append(errs, metav1.FieldForbidden("spec.persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'"))
@@ -501,11 +511,17 @@ func validateVolumeSourceFields(s *corev1.PersistentVolumeSource) metav1.FieldEr
 	if hp := s.HostPath; hp != nil {
 		if hp.Path == "" {
 			errs = append(errs, metav1.FieldRequired("spec.hostPath.path", ""))
+		} else if slices.Contains(strings.Split(filepathSlash(hp.Path), "/"), "..") {
+			errs = append(errs, metav1.FieldInvalid("spec.hostPath.path", hp.Path, "must not contain '..'"))
 		}
 	}
 	if c := s.CSI; c != nil {
 		if c.Driver == "" {
 			errs = append(errs, metav1.FieldRequired("spec.csi.driver", ""))
+		} else {
+			for _, msg := range ValidateDNS1123Subdomain(c.Driver) {
+				errs = append(errs, metav1.FieldInvalid("spec.csi.driver", c.Driver, msg))
+			}
 		}
 		if c.VolumeHandle == "" {
 			errs = append(errs, metav1.FieldRequired("spec.csi.volumeHandle", ""))
@@ -517,10 +533,41 @@ func validateVolumeSourceFields(s *corev1.PersistentVolumeSource) metav1.FieldEr
 		}
 		if n.Path == "" {
 			errs = append(errs, metav1.FieldRequired("spec.nfs.path", ""))
+		} else if !path.IsAbs(n.Path) {
+			errs = append(errs, metav1.FieldInvalid("spec.nfs.path", n.Path, "must be an absolute path"))
 		}
 	}
 	if l := s.Local; l != nil && l.Path == "" {
 		errs = append(errs, metav1.FieldRequired("spec.local.path", ""))
+	}
+	return errs
+}
+
+// filepathSlash turns a Windows path's separators into slashes, so that
+// ".." is found in either form.
+func filepathSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
+
+// claimSelectorErrors checks a claim's label selector: its labels, and
+// its expressions' operators and values.
+func claimSelectorErrors(sel *metav1.LabelSelector, path string) metav1.FieldErrors {
+	errs := ValidateLabels(sel.MatchLabels, path+".matchLabels")
+	for i, r := range sel.MatchExpressions {
+		p := path + ".matchExpressions[" + strconv.Itoa(i) + "]"
+		switch r.Operator {
+		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
+			if len(r.Values) == 0 {
+				errs = append(errs, metav1.FieldRequired(p+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
+			}
+		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
+			if len(r.Values) > 0 {
+				errs = append(errs, metav1.FieldForbidden(p+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+			}
+		default:
+			errs = append(errs, metav1.FieldInvalid(p+".operator", string(r.Operator), "not a valid selector operator"))
+		}
+		for _, msg := range ValidateQualifiedName(r.Key) {
+			errs = append(errs, metav1.FieldInvalid(p+".key", r.Key, msg))
+		}
 	}
 	return errs
 }
@@ -532,8 +579,11 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	if len(s.AccessModes) == 0 {
 		errs = append(errs, metav1.FieldRequired("spec.accessModes", "at least 1 access mode is required"))
 	}
+	if sel := s.Selector; sel != nil {
+		errs = append(errs, claimSelectorErrors(sel, "spec.selector")...)
+	}
 	errs = append(errs, validateAccessModes(s.AccessModes, "spec.accessModes")...)
-	path := key("spec.resources", "storage")
+	path := keyPath("spec.resources", "storage")
 	if q, ok := s.Resources.Requests[corev1.ResourceStorage]; !ok {
 		errs = append(errs, metav1.FieldRequired(path, ""))
 	} else {
@@ -549,9 +599,14 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeFilesystem && *m != "Block" {
 		errs = append(errs, metav1.FieldNotSupported("spec.volumeMode", string(*m), []string{"Block", "Filesystem"}))
 	}
+	if d, r := s.DataSource, s.DataSourceRef; d != nil && r != nil && (r.Namespace == nil || *r.Namespace == "") &&
+		(d.Kind != r.Kind || d.Name != r.Name || !reflect.DeepEqual(d.APIGroup, r.APIGroup)) {
+		// kube-apiserver shows a field path as the value, which prints as {}.
+		errs = append(errs, metav1.FieldInvalid("spec", goValue{struct{}{}}, "must match dataSourceRef"))
+	}
 	for _, k := range resourceKeys(pvc.Status.Capacity) {
 		if q := pvc.Status.Capacity[corev1.ResourceName(k)]; q.Value() < 0 {
-			errs = append(errs, metav1.FieldInvalid(key("status.capacity", k), q.Value(), "must be a valid resource quantity"))
+			errs = append(errs, metav1.FieldInvalid(keyPath("status.capacity", k), q.Value(), "must be a valid resource quantity"))
 		}
 	}
 	if old == nil {
@@ -582,10 +637,13 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	return errs
 }
 
-// validatePodTemplateSpecBasics checks a pod template's spec as a pod's
-// (podSpecErrors).
+// validatePodTemplateSpecBasics checks a pod template: its labels and
+// annotations (under path.labels, as kube-apiserver names them), and its
+// spec as a pod's (podSpecErrors).
 func validatePodTemplateSpecBasics(t *corev1.PodTemplateSpec, path string) metav1.FieldErrors {
-	return podSpecErrors(&t.Spec, path+".spec")
+	errs := ValidateLabels(t.Labels, path+".labels")
+	errs = append(errs, ValidateAnnotations(t.Annotations, path+".annotations")...)
+	return append(errs, podSpecErrors(&t.Spec, path+".spec")...)
 }
 
 func validatePodTemplate(o, _ Object) metav1.FieldErrors {
@@ -599,8 +657,6 @@ func validateReplicationController(o, _ Object) metav1.FieldErrors {
 	var errs metav1.FieldErrors
 	if len(s.Selector) == 0 {
 		errs = append(errs, metav1.FieldRequired("spec.selector", ""))
-	} else {
-		errs = append(errs, ValidateLabels(s.Selector, "spec.selector")...)
 	}
 	if s.Template == nil {
 		errs = append(errs, metav1.FieldRequired("spec.template", ""))
