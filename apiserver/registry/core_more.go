@@ -58,7 +58,7 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 				addFinalizer(pv, pvProtectionFinalizer)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultPersistentVolumeSpec(o.(*corev1.PersistentVolume)) },
-			Validate:         validatePersistentVolume, Printer: persistentVolumePrinter, ReturnDeletedObject: true}),
+			Validate:         validatePersistentVolume, Warnings: persistentVolumeWarnings, Printer: persistentVolumePrinter, ReturnDeletedObject: true}),
 		kind[corev1.PersistentVolumeClaim]("", "v1", "persistentvolumeclaims", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
 			Default: defaultPersistentVolumeClaim,
@@ -74,7 +74,7 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 				defaultPersistentVolumeClaimSpec(&pvc.Spec)
 				syncDataSource(&pvc.Spec)
 			},
-			Validate: validatePersistentVolumeClaim, Printer: persistentVolumeClaimPrinter, ReturnDeletedObject: true}),
+			Validate: validatePersistentVolumeClaim, Warnings: persistentVolumeClaimWarnings, Printer: persistentVolumeClaimPrinter, ReturnDeletedObject: true}),
 		kind[corev1.PodTemplate]("", "v1", "podtemplates", Resource{
 			Generation: true, Meta: builtinMeta(NameIsDNSSubdomain),
 			Default: defaultPodTemplate, PrepareForCreate: defaultPodTemplate,
@@ -87,7 +87,7 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 					pt.Generation = prev.Generation + 1
 				}
 			},
-			Validate: validatePodTemplate, Printer: podTemplatePrinter, ReturnDeletedObject: true}),
+			Validate: validatePodTemplate, Warnings: podTemplateWarnings, Printer: podTemplatePrinter, ReturnDeletedObject: true}),
 		kind[corev1.ReplicationController]("", "v1", "replicationcontrollers", Resource{
 			Generation: true, Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
 			Default: defaultReplicationController,
@@ -96,7 +96,7 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 				ResetStatus(o)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultReplicationController(o) },
-			Validate:         validateReplicationController, Printer: replicationControllerPrinter,
+			Validate:         validateReplicationController, Warnings: replicationControllerWarnings, Printer: replicationControllerPrinter,
 			SelectableFields: func(o Object) map[string]string {
 				rc := o.(*corev1.ReplicationController)
 				return map[string]string{"status.replicas": strconv.FormatInt(int64(rc.Status.Replicas), 10)}

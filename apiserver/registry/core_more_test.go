@@ -451,3 +451,40 @@ func TestValidateStorageKindsCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestStorageKindsWarnings checks the Warning texts and order
+// kube-apiserver v1.37.2 sent for these objects.
+func TestStorageKindsWarnings(t *testing.T) {
+	terms := []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "beta.kubernetes.io/os", Operator: "Exists"}}}}
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{betaStorageClassAnnotation: "x"}},
+		Spec: corev1.PersistentVolumeSpec{PersistentVolumeReclaimPolicy: "Recycle", NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: terms}},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{StorageOS: &corev1.StorageOSPersistentVolumeSource{VolumeName: "v"}}}}
+	pt := &corev1.PodTemplate{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{NodeSelector: map[string]string{"beta.kubernetes.io/os": "y", "beta.kubernetes.io/arch": "x"},
+		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms}}}}}}
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"volume", persistentVolumeWarnings(pv, nil), []string{
+			`metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "storageClassName" attribute instead`,
+			"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.",
+			`spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead`,
+			"spec.storageOS: deprecated in v1.22, non-functional in v1.25+",
+		}},
+		{"pod template", podTemplateWarnings(pt, nil), []string{
+			`template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use "kubernetes.io/arch" instead`,
+			`template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead`,
+			`template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead`,
+		}},
+		{"claim without annotation", persistentVolumeClaimWarnings(&corev1.PersistentVolumeClaim{}, nil), nil},
+		{"controller without template", replicationControllerWarnings(&corev1.ReplicationController{}, nil), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.Join(tt.got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(tt.got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
