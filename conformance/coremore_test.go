@@ -9,14 +9,15 @@ import (
 
 // TestCoreMoreKinds checks what kube-apiserver does to the rest of the core
 // kinds beyond storing them: a claim's dataSource is copied to
-// dataSourceRef, new claims carry the pvc-protection finalizer and start
-// Pending, their spec is immutable but for requests; a replication
-// controller's selector, labels and replicas default from its template and
-// its generation follows its spec, not its status, whose counts are
-// checked; a pod template's
-// generation follows its template; a limit range's container defaults
-// come from its max; a new quota's status is reset. Deleting a quota
-// answers with the quota, deleting a limit range with a Status.
+// dataSourceRef; new claims and volumes carry the pvc-protection and
+// pv-protection finalizers and start Pending; a claim's spec is immutable
+// but for requests; a volume with the Recycle policy is written with a
+// deprecation Warning; a replication controller's selector, labels and
+// replicas default from its template, its generation follows its spec, not
+// its status, whose counts are checked; a pod template's generation
+// follows its template; a limit range's container defaults come from its
+// max; a new quota's status is reset. Deleting a quota answers with the
+// quota, deleting a limit range with a Status.
 func TestCoreMoreKinds(t *testing.T) {
 	t.Parallel()
 	e := target
@@ -47,6 +48,21 @@ func TestCoreMoreKinds(t *testing.T) {
 		if cs, _ := causes.([]any); len(cs) != 1 || str(cs[0].(map[string]any), "field") != "spec" ||
 			!strings.Contains(str(cs[0].(map[string]any), "message"), "-  \"ReadWriteOnce\"\n+  \"ReadWriteMany\"\n") {
 			t.Errorf("causes %v", causes)
+		}
+	})
+
+	t.Run("persistentvolumes", func(t *testing.T) {
+		// A dry run: nothing is left on a shared cluster.
+		r := e.post(t, "/api/v1/persistentvolumes"+q("dryRun", "All"), obj{"metadata": obj{"name": "kapi-conformance-recycle"}, "spec": obj{
+			"capacity": obj{"storage": "1Gi"}, "accessModes": []any{"ReadWriteOnce"}, "hostPath": obj{"path": "/tmp/x"},
+			"persistentVolumeReclaimPolicy": "Recycle"}})
+		pv := expect(t, r, http.StatusCreated)
+		if want := `299 - "spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."`; r.Header.Get("Warning") != want {
+			t.Errorf("Warning %q, want %q", r.Header.Get("Warning"), want)
+		}
+		if f, _ := field(pv, "metadata", "finalizers"); !reflect.DeepEqual(f, []any{"kubernetes.io/pv-protection"}) || str(pv, "status", "phase") != "Pending" ||
+			!has(pv, "status", "lastPhaseTransitionTime") || str(pv, "spec", "volumeMode") != "Filesystem" {
+			t.Errorf("volume %s", compact(pv))
 		}
 	})
 
