@@ -1,0 +1,129 @@
+package registry
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+)
+
+// componentstatuses (core/v1, get and list only, deprecated since v1.19)
+// is not stored: kube-apiserver answers it by probing, at each request, the
+// scheduler and the controller manager at their default secure ports on
+// loopback and its storage, and reports each as a ComponentStatus whose
+// Healthy condition says how the probe went.
+//
+// kapi's answer is the same probes: a scheduler or controller manager that
+// runs beside the server is found, and one that does not is reported as
+// kube-apiserver reports it (Unhealthy, with the dial error as message).
+// The storage is reported as etcd-0, the name clients look for, healthy
+// when kapi's store answers: it stands in for etcd everywhere else too.
+//
+// NOT WIRED YET: serving it needs a resource whose get and list come from
+// a function rather than from storage, which Resource cannot express; see
+// ComponentStatuses and componentStatusPrinter for what the server would
+// answer.
+
+// ComponentProbe names a component and the health URL kube-apiserver
+// probes it at.
+type ComponentProbe struct {
+	Name, URL string
+}
+
+// DefaultComponentProbes are kube-apiserver v1.37's: the scheduler's and
+// the controller manager's /healthz on their default secure ports.
+var DefaultComponentProbes = []ComponentProbe{
+	{Name: "scheduler", URL: "https://127.0.0.1:10259/healthz"},
+	{Name: "controller-manager", URL: "https://127.0.0.1:10257/healthz"},
+}
+
+// componentProbeTimeout is how long kube-apiserver waits for a probe.
+const componentProbeTimeout = 20 * time.Second
+
+// ComponentStatuses probes each component of probes (over client, which
+// should skip certificate verification as kube-apiserver's prober does; nil
+// for such a client) and the storage (storage returns nil when it answers),
+// and returns their ComponentStatuses in that order, the storage's as
+// etcd-0 last.
+func ComponentStatuses(ctx context.Context, client *http.Client, probes []ComponentProbe, storage func(context.Context) error) []corev1.ComponentStatus {
+	if client == nil {
+		// kube-apiserver's prober does not verify certificates either; no
+		// connection outlives the probe.
+		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}} //nolint:gosec
+		defer client.CloseIdleConnections()
+	}
+	out := make([]corev1.ComponentStatus, 0, len(probes)+1)
+	for _, p := range probes {
+		st, msg := probeComponent(ctx, client, p.URL)
+		out = append(out, componentStatus(p.Name, st, msg))
+	}
+	if err := storage(ctx); err != nil {
+		out = append(out, componentStatus("etcd-0", corev1.ConditionFalse, err.Error()))
+	} else {
+		out = append(out, componentStatus("etcd-0", corev1.ConditionTrue, "ok"))
+	}
+	return out
+}
+
+func componentStatus(name string, st corev1.ConditionStatus, msg string) corev1.ComponentStatus {
+	return corev1.ComponentStatus{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Conditions: []corev1.ComponentCondition{{Type: corev1.ComponentHealthy, Status: st, Message: msg}}}
+}
+
+// probeComponent GETs url as kube-apiserver's HTTP prober does: healthy
+// on 2xx and 3xx with the body as message, unhealthy otherwise, with the
+// request's error ("Get \"https://...\": dial tcp ...: connection
+// refused") or the status code as message.
+func probeComponent(ctx context.Context, client *http.Client, url string) (corev1.ConditionStatus, string) {
+	ctx, cancel := context.WithTimeout(ctx, componentProbeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return corev1.ConditionUnknown, ""
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return corev1.ConditionFalse, err.Error()
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 10<<10))
+	if err != nil {
+		return corev1.ConditionFalse, err.Error()
+	}
+	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
+		return corev1.ConditionFalse, "HTTP probe failed with statuscode: " + strconv.Itoa(resp.StatusCode)
+	}
+	return corev1.ConditionTrue, string(body)
+}
+
+// componentStatusPrinter prints componentstatuses as kube-apiserver does:
+// the Healthy condition as Healthy, Unhealthy or Unknown, its message and
+// error.
+var componentStatusPrinter = &Printer{
+	Columns: []metav1.TableColumnDefinition{
+		nameColumn(),
+		col("Status", "Status of the component conditions"),
+		col("Message", "Message of the component conditions"),
+		col("Error", "Error of the component conditions"),
+	},
+	Row: func(o Object, _ time.Time) ([]any, []metav1.TableRowCondition) {
+		cs := o.(*corev1.ComponentStatus)
+		status, msg, errText := "Unknown", "", ""
+		for _, c := range cs.Conditions {
+			if c.Type == corev1.ComponentHealthy {
+				status = "Unhealthy"
+				if c.Status == corev1.ConditionTrue {
+					status = "Healthy"
+				}
+				msg, errText = c.Message, c.Error
+				break
+			}
+		}
+		return []any{cs.Name, status, msg, errText}, nil
+	},
+}
