@@ -29,9 +29,6 @@ const (
 // StorageObjectInUseProtection admission plugin, which is on by default and
 // does nothing else on create.
 func coreMoreKinds(_ Options, _ services) []*Resource {
-	// kube-apiserver stamps a new volume's phase transition with its
-	// clock; Options has no clock of its own, so this is the wall clock.
-	now := time.Now
 	return []*Resource{
 		kind[corev1.LimitRange]("", "v1", "limitranges", Resource{
 			Meta:    builtinMeta(NameIsDNSSubdomain),
@@ -53,7 +50,13 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 			PrepareForCreate: func(o Object) {
 				pv := o.(*corev1.PersistentVolume)
 				defaultPersistentVolume(pv)
-				t := metav1.NewTime(now().UTC().Truncate(time.Second))
+				// kube-apiserver stamps the phase transition with the
+				// time of the create: the server's clock, which set the
+				// creation timestamp just before.
+				t := pv.CreationTimestamp
+				if t.IsZero() {
+					t = metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+				}
 				pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &t}
 				addFinalizer(pv, pvProtectionFinalizer)
 			},

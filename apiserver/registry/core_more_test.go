@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -486,5 +487,28 @@ func TestStorageKindsWarnings(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(tt.got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestPrepareStorageKindsCreate checks the create path of volumes and
+// claims: protection finalizers once, Pending, a volume's transition at its
+// creation time (the server's clock), a claim's dataSourceRef.
+func TestPrepareStorageKindsCreate(t *testing.T) {
+	g := Builtin()
+	pvs, pvcs := g.ByGroupResource("", "persistentvolumes")[0], g.ByGroupResource("", "persistentvolumeclaims")[0]
+	created := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: created, Finalizers: []string{pvProtectionFinalizer}},
+		Status: corev1.PersistentVolumeStatus{Phase: "Bound", Reason: "x"}}
+	pvs.PrepareForCreate(pv)
+	if pv.Status.Phase != corev1.VolumePending || pv.Status.Reason != "" || pv.Status.LastPhaseTransitionTime == nil ||
+		!pv.Status.LastPhaseTransitionTime.Equal(&created) || len(pv.Finalizers) != 1 {
+		t.Errorf("volume %+v %+v", pv.ObjectMeta, pv.Status)
+	}
+	pvc := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{DataSource: &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "src"}},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: "Bound"}}
+	pvcs.PrepareForCreate(pvc)
+	if pvc.Status.Phase != corev1.ClaimPending || pvc.Spec.DataSourceRef == nil || pvc.Spec.DataSourceRef.Name != "src" ||
+		strings.Join(pvc.Finalizers, ",") != pvcProtectionFinalizer || pvc.Spec.VolumeMode == nil {
+		t.Errorf("claim %+v %+v %+v", pvc.ObjectMeta, pvc.Spec, pvc.Status)
 	}
 }
