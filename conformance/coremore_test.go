@@ -16,7 +16,7 @@ import (
 // replicas default from its template, its generation follows its spec, not
 // its status, whose counts are checked; a pod template's generation
 // follows its template; a limit range's container defaults come from its
-// max; a new quota's status is reset. Deleting a quota answers with the
+// max, and PUT creates one; a new quota's status is reset. Deleting a quota answers with the
 // quota, deleting a limit range with a Status.
 func TestCoreMoreKinds(t *testing.T) {
 	t.Parallel()
@@ -120,6 +120,8 @@ func TestCoreMoreKinds(t *testing.T) {
 			!reflect.DeepEqual(got["defaultRequest"], map[string]any{"cpu": "100m", "memory": "1Mi"}) {
 			t.Errorf("limit range item %v", got)
 		}
+		// PUT creates a limit range that does not exist.
+		expect(t, e.put(t, "/api/v1/namespaces/"+ns+"/limitranges/put", obj{"metadata": obj{"name": "put"}, "spec": obj{"limits": []any{}}}), http.StatusCreated)
 		if del := expect(t, e.del(t, "/api/v1/namespaces/"+ns+"/limitranges/lr", nil), http.StatusOK); str(del, "kind") != "Status" {
 			t.Errorf("deleting a limit range answered %s, want a Status", compact(del))
 		}

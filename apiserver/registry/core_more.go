@@ -31,7 +31,7 @@ const (
 func coreMoreKinds(_ Options, _ services) []*Resource {
 	return []*Resource{
 		kind[corev1.LimitRange]("", "v1", "limitranges", Resource{
-			Meta:    builtinMeta(NameIsDNSSubdomain),
+			Meta: builtinMeta(NameIsDNSSubdomain), AllowCreateOnUpdate: true,
 			Default: defaultLimitRange, PrepareForCreate: defaultLimitRange,
 			PrepareForUpdate: func(o, _ Object) { defaultLimitRange(o) },
 			Validate:         validateLimitRange}),

@@ -277,6 +277,21 @@ func TestValidateUpdatesOfStorageKinds(t *testing.T) {
 			c.Status.Phase = corev1.ClaimBound
 		}), claim(nil), ""},
 		{"claim may be given its volume", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "pv" }), claim(nil), ""},
+		{"class annotation immutable", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) {
+			c.Annotations = map[string]string{betaStorageClassAnnotation: "x"}
+		}), claim(nil), "metadata.annotations.volume.beta.kubernetes.io/storage-class"},
+		{"annotated claim may get its annotation's class", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) {
+			c.Annotations = map[string]string{betaStorageClassAnnotation: "fast"}
+			c.Spec.StorageClassName = &class
+		}), claim(func(c *corev1.PersistentVolumeClaim) {
+			c.Annotations = map[string]string{betaStorageClassAnnotation: "fast"}
+		}), ""},
+		{"annotated claim may not get another class", validatePersistentVolumeClaim, claim(func(c *corev1.PersistentVolumeClaim) {
+			c.Annotations = map[string]string{betaStorageClassAnnotation: "slow"}
+			c.Spec.StorageClassName = &class
+		}), claim(func(c *corev1.PersistentVolumeClaim) {
+			c.Annotations = map[string]string{betaStorageClassAnnotation: "slow"}
+		}), "spec"},
 		{"volume mode immutable, named without spec.", validatePersistentVolume, volume(&block), volume(&fs), "volumeMode"},
 		{"quota scopes immutable", validateResourceQuota, quota("NotTerminating"), quota(), "spec.scopes"},
 		{"quota scopes reordered", validateResourceQuota, quota("NotTerminating", "NotBestEffort"), quota("NotBestEffort", "NotTerminating"), ""},

@@ -622,11 +622,18 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 			newSpec.Resources.Requests[corev1.ResourceStorage] = q
 		}
 	}
-	// A claim without a class may be given one (a default class added
-	// afterwards; or the class its beta annotation already names).
-	if _, annotated := prev.Annotations[betaStorageClassAnnotation]; oldSpec.StorageClassName == nil && newSpec.StorageClassName != nil &&
-		(!annotated || prev.Annotations[betaStorageClassAnnotation] == *newSpec.StorageClassName &&
-			pvc.Annotations[betaStorageClassAnnotation] == *newSpec.StorageClassName) {
+	// A claim without a class may be given one: the class its beta
+	// annotation names, or any when it has no annotation (a default class
+	// added afterwards). Otherwise the annotation is immutable.
+	oldClass, annotated := prev.Annotations[betaStorageClassAnnotation]
+	newClass, stillAnnotated := pvc.Annotations[betaStorageClassAnnotation]
+	if annotated && stillAnnotated && oldClass == newClass && oldSpec.StorageClassName == nil &&
+		newSpec.StorageClassName != nil && *newSpec.StorageClassName == oldClass {
+		newSpec.StorageClassName = nil
+	} else if oldClass != newClass {
+		errs = append(errs, metav1.FieldInvalid("metadata.annotations."+betaStorageClassAnnotation, newClass, "field is immutable"))
+	}
+	if !annotated && oldSpec.StorageClassName == nil && newSpec.StorageClassName != nil {
 		newSpec.StorageClassName = nil
 	}
 	oldSpec.VolumeAttributesClassName = newSpec.VolumeAttributesClassName
