@@ -142,20 +142,20 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 }
 
-func TestGoJSON(t *testing.T) {
+func TestIndentedGoDump(t *testing.T) {
 	hp := corev1.HostPathType("")
 	src := corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/p", Type: &hp}}
-	got := goJSON(src, " ")
+	got := indentedGoDump(src)
 	if !strings.HasPrefix(got, "{\n \"GCEPersistentDisk\": null,\n \"AWSElasticBlockStore\": null,\n \"HostPath\": {\n  \"Path\": \"/p\",\n  \"Type\": \"\"\n },\n") {
-		t.Errorf("goJSON:\n%s", got)
+		t.Errorf("indentedGoDump:\n%s", got)
 	}
 	sel := corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{ScopeName: "PriorityClass", Operator: "In", Values: []string{"high"}}}}
-	if got, want := (goValue{&sel}).String(), `{"MatchExpressions":[{"ScopeName":"PriorityClass","Operator":"In","Values":["high"]}]}`; got != want {
-		t.Errorf("goValue %s, want %s", got, want)
+	if got, want := (goDump{&sel}).String(), `{"MatchExpressions":[{"ScopeName":"PriorityClass","Operator":"In","Values":["high"]}]}`; got != want {
+		t.Errorf("goDump %s, want %s", got, want)
 	}
 	q := corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")}
-	if got, want := goJSON(q, ""), `{"Limits":null,"Requests":{"storage":"1Gi"}}`; got != want {
-		t.Errorf("goJSON %s, want %s", got, want)
+	if got, want := indentedGoDump(q), "{\n \"Limits\": null,\n \"Requests\": {\n  \"storage\": \"1Gi\"\n }\n}"; got != want {
+		t.Errorf("indentedGoDump %q, want %q", got, want)
 	}
 }
 

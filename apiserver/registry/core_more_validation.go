@@ -339,7 +339,7 @@ func validateResourceQuota(o, old Object) metav1.FieldErrors {
 			}
 			for _, k := range hard {
 				if isStandardQuotaResourceName(k) && !scopeAppliesTo(req.ScopeName, k) {
-					errs = append(errs, metav1.FieldInvalid(path, goValue{sel}, "unsupported scope applied to resource"))
+					errs = append(errs, metav1.FieldInvalid(path, goDump{sel}, "unsupported scope applied to resource"))
 				}
 			}
 			switch req.ScopeName {
@@ -602,7 +602,7 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	if d, r := s.DataSource, s.DataSourceRef; d != nil && r != nil && (r.Namespace == nil || *r.Namespace == "") &&
 		(d.Kind != r.Kind || d.Name != r.Name || !reflect.DeepEqual(d.APIGroup, r.APIGroup)) {
 		// kube-apiserver shows a field path as the value, which prints as {}.
-		errs = append(errs, metav1.FieldInvalid("spec", goValue{struct{}{}}, "must match dataSourceRef"))
+		errs = append(errs, metav1.FieldInvalid("spec", goDump{struct{}{}}, "must match dataSourceRef"))
 	}
 	for _, k := range resourceKeys(pvc.Status.Capacity) {
 		if q := pvc.Status.Capacity[corev1.ResourceName(k)]; q.Value() < 0 {

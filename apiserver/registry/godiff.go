@@ -3,183 +3,32 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 )
 
 // Some of kube-apiserver's immutability errors show what changed: the old
-// and new value of a field, as the JSON of its internal Go type (field
-// names as in Go, no omitted fields, indented by one space), compared as a
-// unified diff with three lines of context. goJSON and unifiedDiff
-// reproduce that text from kapi's v1 types, whose Go field names are the
-// internal types' ones; a v1 type whose fields come in another order than
-// its internal twin's shows them in its own order.
-
-// goJSON renders v as encoding/json renders a struct without JSON tags,
-// indented by indent: fields by their Go names, in declaration order,
-// embedded structs flattened, nothing omitted. Values of types that encode
-// themselves (quantities, times) and of the meta/v1 types (which have tags
-// in the internal API too) are encoded by their JSON encoding.
-func goJSON(v any, indent string) string {
-	var b bytes.Buffer
-	writeGoJSON(&b, reflect.ValueOf(v), indent, 0)
-	return b.String()
-}
-
-var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
-
-func writeGoJSON(b *bytes.Buffer, v reflect.Value, indent string, depth int) {
-	if !v.IsValid() {
-		b.WriteString("null")
-		return
-	}
-	t := v.Type()
-	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) ||
-		(t.Kind() == reflect.Struct && strings.HasSuffix(t.PkgPath(), "/api/meta/v1")) {
-		if v.Kind() == reflect.Pointer && v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		raw, err := json.Marshal(v.Interface())
-		if err != nil {
-			b.WriteString("null")
-			return
-		}
-		if indent == "" {
-			b.Write(raw)
-			return
-		}
-		var out bytes.Buffer
-		if json.Indent(&out, raw, strings.Repeat(indent, depth), indent) != nil {
-			b.Write(raw)
-			return
-		}
-		b.Write(out.Bytes())
-		return
-	}
-	nl := func(d int) {
-		if indent != "" {
-			b.WriteByte('\n')
-			b.WriteString(strings.Repeat(indent, d))
-		}
-	}
-	colon := ":"
-	if indent != "" {
-		colon = ": "
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		writeGoJSON(b, v.Elem(), indent, depth)
-	case reflect.Struct:
-		var fields []reflect.Value
-		var names []string
-		var collect func(reflect.Value)
-		collect = func(s reflect.Value) {
-			for i := range s.NumField() {
-				f := s.Type().Field(i)
-				if !f.IsExported() {
-					continue
-				}
-				if f.Anonymous && f.Type.Kind() == reflect.Struct {
-					collect(s.Field(i))
-					continue
-				}
-				fields, names = append(fields, s.Field(i)), append(names, f.Name)
-			}
-		}
-		collect(v)
-		if len(fields) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteByte('{')
-		for i, f := range fields {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			nl(depth + 1)
-			b.WriteString(strconv.Quote(names[i]))
-			b.WriteString(colon)
-			writeGoJSON(b, f, indent, depth+1)
-		}
-		nl(depth)
-		b.WriteByte('}')
-	case reflect.Map:
-		if v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		if v.Len() == 0 {
-			b.WriteString("{}")
-			return
-		}
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			nl(depth + 1)
-			kb, _ := json.Marshal(k.String())
-			b.Write(kb)
-			b.WriteString(colon)
-			writeGoJSON(b, v.MapIndex(k), indent, depth+1)
-		}
-		nl(depth)
-		b.WriteByte('}')
-	case reflect.Slice, reflect.Array:
-		if v.Kind() == reflect.Slice && v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			raw, _ := json.Marshal(v.Interface())
-			b.Write(raw)
-			return
-		}
-		if v.Len() == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteByte('[')
-		for i := range v.Len() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			nl(depth + 1)
-			writeGoJSON(b, v.Index(i), indent, depth+1)
-		}
-		nl(depth)
-		b.WriteByte(']')
-	default:
-		raw, err := json.Marshal(v.Interface())
-		if err != nil {
-			b.WriteString("null")
-			return
-		}
-		b.Write(raw)
-	}
-}
-
-// goValue is a bad value shown as goJSON shows it (compact), for the
-// field errors whose value kube-apiserver prints from an internal type.
-type goValue struct{ v any }
-
-// String returns the compact Go-named JSON of the value.
-func (g goValue) String() string { return goJSON(g.v, "") }
+// and new value of a field as the JSON of its internal Go type (goDump),
+// indented by one space, compared as a unified diff with three lines of
+// context (Kubernetes' diff.Diff, go-difflib underneath).
 
 // goDiff is the unified diff, with three lines of context and no file
-// header, of the indented goJSON of a and b, as kube-apiserver words the
+// header, of the indented goDump of a and b, as kube-apiserver words the
 // change of an immutable field.
 func goDiff(a, b any) string {
-	return unifiedDiff(splitLines(goJSON(a, " ")), splitLines(goJSON(b, " ")), 3)
+	return unifiedDiff(splitLines(indentedGoDump(a)), splitLines(indentedGoDump(b)), 3)
+}
+
+// indentedGoDump is goDump indented by one space, as json.MarshalIndent
+// (Marshal, then Indent) writes it.
+func indentedGoDump(v any) string {
+	compact := goDump{v}.String()
+	var out bytes.Buffer
+	if err := json.Indent(&out, []byte(compact), "", " "); err != nil {
+		return compact
+	}
+	return out.String()
 }
 
 // splitLines splits s after each newline and ends the last line with one.
