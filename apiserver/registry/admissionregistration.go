@@ -310,10 +310,10 @@ func validateMatchConstraints(m *admissionv1.MatchResources, path string) metav1
 func validateMatchResources(m *admissionv1.MatchResources, path string) metav1.FieldErrors {
 	var errs metav1.FieldErrors
 	if m.NamespaceSelector != nil {
-		errs = append(errs, validateLabelSelector(m.NamespaceSelector, path+".namespaceSelector")...)
+		errs = append(errs, labelSelectorErrors(m.NamespaceSelector, path+".namespaceSelector")...)
 	}
 	if m.ObjectSelector != nil {
-		errs = append(errs, validateLabelSelector(m.ObjectSelector, path+".objectSelector")...)
+		errs = append(errs, labelSelectorErrors(m.ObjectSelector, path+".objectSelector")...)
 	}
 	errs = append(errs, enumPtr(m.MatchPolicy, path+".matchPolicy", matchPolicies)...)
 	for i, r := range m.ResourceRules {

@@ -547,31 +547,6 @@ func validateVolumeSourceFields(s *corev1.PersistentVolumeSource) metav1.FieldEr
 // ".." is found in either form.
 func filepathSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
 
-// claimSelectorErrors checks a claim's label selector: its labels, and
-// its expressions' operators and values.
-func claimSelectorErrors(sel *metav1.LabelSelector, path string) metav1.FieldErrors {
-	errs := ValidateLabels(sel.MatchLabels, path+".matchLabels")
-	for i, r := range sel.MatchExpressions {
-		p := path + ".matchExpressions[" + strconv.Itoa(i) + "]"
-		switch r.Operator {
-		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
-			if len(r.Values) == 0 {
-				errs = append(errs, metav1.FieldRequired(p+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
-			}
-		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
-			if len(r.Values) > 0 {
-				errs = append(errs, metav1.FieldForbidden(p+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-			}
-		default:
-			errs = append(errs, metav1.FieldInvalid(p+".operator", string(r.Operator), "not a valid selector operator"))
-		}
-		for _, msg := range ValidateQualifiedName(r.Key) {
-			errs = append(errs, metav1.FieldInvalid(p+".key", r.Key, msg))
-		}
-	}
-	return errs
-}
-
 func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 	pvc := o.(*corev1.PersistentVolumeClaim)
 	s := &pvc.Spec
@@ -580,7 +555,7 @@ func validatePersistentVolumeClaim(o, old Object) metav1.FieldErrors {
 		errs = append(errs, metav1.FieldRequired("spec.accessModes", "at least 1 access mode is required"))
 	}
 	if sel := s.Selector; sel != nil {
-		errs = append(errs, claimSelectorErrors(sel, "spec.selector")...)
+		errs = append(errs, labelSelectorErrors(sel, "spec.selector")...)
 	}
 	errs = append(errs, validateAccessModes(s.AccessModes, "spec.accessModes")...)
 	path := keyPath("spec.resources", "storage")

@@ -184,7 +184,7 @@ func validateCSIStorageCapacity(o, _ Object) metav1.FieldErrors {
 	c := o.(*storagev1.CSIStorageCapacity)
 	var errs metav1.FieldErrors
 	if c.NodeTopology != nil {
-		errs = append(errs, validateLabelSelector(c.NodeTopology, "nodeTopology")...)
+		errs = append(errs, labelSelectorErrors(c.NodeTopology, "nodeTopology")...)
 	}
 	for _, msg := range ValidateDNS1123Subdomain(c.StorageClassName) {
 		errs = append(errs, metav1.FieldInvalid("storageClassName", c.StorageClassName, msg))
@@ -194,33 +194,6 @@ func validateCSIStorageCapacity(o, _ Object) metav1.FieldErrors {
 	}
 	if c.MaximumVolumeSize != nil && c.MaximumVolumeSize.Sign() < 0 {
 		errs = append(errs, metav1.FieldInvalid("maximumVolumeSize", c.MaximumVolumeSize.String(), "must be greater than or equal to 0"))
-	}
-	return errs
-}
-
-// validateLabelSelector checks a label selector's matchLabels and
-// matchExpressions as kube-apiserver does (keys are qualified names, the
-// values of In and NotIn are required, those of Exists and DoesNotExist
-// forbidden).
-func validateLabelSelector(s *metav1.LabelSelector, path string) metav1.FieldErrors {
-	errs := ValidateLabels(s.MatchLabels, path+".matchLabels")
-	for i, r := range s.MatchExpressions {
-		p := path + ".matchExpressions[" + strconv.Itoa(i) + "]"
-		switch r.Operator {
-		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
-			if len(r.Values) == 0 {
-				errs = append(errs, metav1.FieldRequired(p+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
-			}
-		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
-			if len(r.Values) > 0 {
-				errs = append(errs, metav1.FieldForbidden(p+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-			}
-		default:
-			errs = append(errs, metav1.FieldInvalid(p+".operator", string(r.Operator), "not a valid selector operator"))
-		}
-		for _, msg := range ValidateQualifiedName(r.Key) {
-			errs = append(errs, metav1.FieldInvalid(p+".key", r.Key, msg))
-		}
 	}
 	return errs
 }
