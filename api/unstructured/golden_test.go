@@ -224,12 +224,11 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// encodingJSON encodes v as encoding/json does, without HTML escaping (as
-// kapi) and without the trailing newline.
+// encodingJSON encodes v as encoding/json does (escaping <, > and &, as
+// kube-apiserver's responses do), without the trailing newline.
 func encodingJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}

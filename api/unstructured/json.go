@@ -583,8 +583,8 @@ func (e *encodeState) reset() {
 type listItems []Unstructured
 
 // MarshalJSON encodes u.Object as JSON with the object keys sorted, and "null"
-// for a nil Object. Unlike Kubernetes' encoder it writes no trailing newline
-// and does not escape <, > and &.
+// for a nil Object. As Kubernetes' encoder it escapes <, > and & (\u003c
+// ...); unlike it, it writes no trailing newline.
 func (u Unstructured) MarshalJSON() ([]byte, error) {
 	return marshal(func(e *encodeState) error { return e.object(u.Object, nil) })
 }

@@ -23,7 +23,7 @@ var Options = json.JoinOptions(
 	json.MatchCaseInsensitiveNames(false),
 	jsonv1.MatchCaseSensitiveDelimiter(false),
 	json.Deterministic(true),
-	jsontext.EscapeForHTML(false),
+	jsontext.EscapeForHTML(true),
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
 )
