@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/internal/golden"
 	"github.com/kapi-dev/kapi/internal/kjson"
