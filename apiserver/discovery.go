@@ -252,11 +252,14 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 func (s *Server) apiResources(resources []*registry.Resource) []metav1.APIResource {
 	var out []metav1.APIResource
 	for _, res := range resources {
-		out = append(out, metav1.APIResource{
+		r := metav1.APIResource{
 			Name: res.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: s.verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
-			StorageVersionHash: storageVersionHash(storageGroup(res), cmp.Or(res.StorageVersion, res.Version), res.Kind),
-		})
+		}
+		if !res.NotStored {
+			r.StorageVersionHash = storageVersionHash(storageGroup(res), cmp.Or(res.StorageVersion, res.Version), res.Kind)
+		}
+		out = append(out, r)
 		for _, sub := range res.Subresources {
 			out = append(out, metav1.APIResource{
 				Name: res.Resource + "/" + sub.Name, Namespaced: res.Namespaced,

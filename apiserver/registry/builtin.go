@@ -98,6 +98,7 @@ var groupKinds = []func(Options, services) []*Resource{
 	nodeKinds,
 	schedulingKinds,
 	coreMoreKinds,
+	virtualKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination

@@ -221,6 +221,10 @@ type Resource struct {
 	// Version (a custom resource served in several versions); discovery
 	// hashes it into storageVersionHash.
 	StorageVersion string
+	// NotStored marks a resource the server answers without storing it
+	// (the reviews, bindings): discovery gives it no storageVersionHash,
+	// and a create is answered by the server's handler for it.
+	NotStored bool
 }
 
 // ScaleSubresource says where the scale subresource reads and writes an
