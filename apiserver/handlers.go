@@ -43,6 +43,9 @@ func (h *handler) serve() {
 		h.serveScale() // scale.go
 		return
 	}
+	if h.serveVirtual() { // virtual.go: reviews, bindings, binding, eviction, token ...
+		return
+	}
 	if h.ri.Sub == "" && !h.res.HasVerb(h.ri.Verb) { // e.g. a review is only created
 		h.methodNotAllowed()
 		return

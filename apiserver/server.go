@@ -67,6 +67,7 @@ package apiserver
 import (
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -86,6 +87,17 @@ import (
 // Config configures a Server. The zero value is usable: an in-memory store,
 // the built-in resources, Kubernetes' defaults.
 type Config struct {
+	// Authorizer decides the access reviews (default AlwaysAllow: every
+	// request is allowed until the server has RBAC).
+	Authorizer Authorizer
+	// ServiceAccountIssuer is the iss of the service account tokens the
+	// server issues and the default audience of a TokenRequest (default
+	// https://kubernetes.default.svc.cluster.local, kube-apiserver's
+	// --service-account-issuer of a kubeadm cluster).
+	ServiceAccountIssuer string
+	// ServiceAccountKey signs the service account tokens the server issues
+	// (default a fresh RSA key, made at the first TokenRequest).
+	ServiceAccountKey *rsa.PrivateKey
 	// Registry holds the served resources (default registry.Builtin()).
 	Registry *registry.Registry
 	// Storage is the object store (default an in-memory store built with
@@ -212,6 +224,7 @@ type Server struct {
 	nsCleanups sync.Map // namespace name -> struct{}: its cleanup is running (namespace.go)
 	gc         *garbageCollector
 	openapi    openAPICache // the documents of /openapi (openapi.go)
+	tokenKey   tokenKey     // signs service account tokens (token.go)
 }
 
 // New builds a server from cfg.
@@ -464,7 +477,7 @@ func validSubresource(res *registry.Resource, sub string) bool {
 	case "scale":
 		return hasScale(res)
 	}
-	return false
+	return hasVirtualSubresource(res, sub)
 }
 
 // resourceNotFound is the body of golden case 58.
