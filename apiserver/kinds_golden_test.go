@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -186,6 +187,13 @@ func kindsNamespaces(t *testing.T, srv *Server, xs []*golden.Exchange) {
 // replayKind sends x's request and returns how the answer differs from
 // x's (nothing when it is the same).
 func replayKind(srv *Server, resource string, x *golden.Exchange, uids kindsUIDs) []string {
+	diffs, _ := replayKindGot(srv, resource, x, uids)
+	return diffs
+}
+
+// replayKindGot is replayKind that also returns kapi's answer, decoded
+// (nil when it has no body, as the capture's then).
+func replayKindGot(srv *Server, resource string, x *golden.Exchange, uids kindsUIDs) ([]string, any) {
 	req := httptest.NewRequest(x.Method, x.Path, bytes.NewReader(x.RequestBody))
 	for k, v := range x.RequestHeader {
 		req.Header.Set(k, v)
@@ -193,7 +201,7 @@ func replayKind(srv *Server, resource string, x *golden.Exchange, uids kindsUIDs
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, req)
 	if rec.Code != x.Status {
-		return []string{fmt.Sprintf("%s: %s %s: status %d, want %d\n got  %s\n want %s", x.Name, x.Method, x.Path, rec.Code, x.Status, rec.Body, x.ResponseBody)}
+		return []string{fmt.Sprintf("%s: %s %s: status %d, want %d\n got  %s\n want %s", x.Name, x.Method, x.Path, rec.Code, x.Status, rec.Body, x.ResponseBody)}, nil
 	}
 	var diffs []string
 	for _, h := range []string{"Content-Type", "Warning"} {
@@ -201,14 +209,22 @@ func replayKind(srv *Server, resource string, x *golden.Exchange, uids kindsUIDs
 			diffs = append(diffs, fmt.Sprintf("%s: %s %q, want %q", x.Name, h, got, want))
 		}
 	}
+	if len(bytes.TrimSpace(x.ResponseBody)) == 0 { // 204 No Content
+		if rec.Body.Len() != 0 {
+			diffs = append(diffs, fmt.Sprintf("%s: body %q, want none", x.Name, rec.Body))
+		}
+		return diffs, nil
+	}
 	var got, want any
 	if err := json.Unmarshal(x.ResponseBody, &want); err != nil {
-		return append(diffs, fmt.Sprintf("%s: capture body: %v", x.Name, err))
+		return append(diffs, fmt.Sprintf("%s: capture body: %v", x.Name, err)), nil
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
-		return append(diffs, fmt.Sprintf("%s: response is not JSON: %v\n%s", x.Name, err, rec.Body))
+		return append(diffs, fmt.Sprintf("%s: response is not JSON: %v\n%s", x.Name, err, rec.Body)), nil
 	}
+	raw := got
 	uids.learn(want, got, "")
+	want, got = expandJWTs(want), expandJWTs(got)
 	got, want = kindsNormalize(resource, got, false), kindsNormalize(resource, uids.rewrite(want), true)
 	if !reflect.DeepEqual(got, want) {
 		path, w, g := jsonDiff(want, got, "")
@@ -216,7 +232,7 @@ func replayKind(srv *Server, resource string, x *golden.Exchange, uids kindsUIDs
 		gj, _ := json.Marshal(g)
 		diffs = append(diffs, fmt.Sprintf("%s: %s %s: body differs at %s\n got  %s\n want %s", x.Name, x.Method, x.Path, path, gj, wj))
 	}
-	return diffs
+	return diffs, raw
 }
 
 // jsonDiff returns the first path where got differs from want, and the
@@ -269,6 +285,8 @@ const (
 	variesAge       = "<age>"
 	variesCreated   = "<the object's creationTimestamp>"
 	variesStatus    = "<written by a controller kapi does not run>"
+	variesTokenTime = "<varies: a service account token's times>"
+	variesTokenID   = "<varies: a service account token's key id and jti>"
 )
 
 var (
@@ -353,6 +371,11 @@ func kindsNormalize(resource string, v any, capture bool) any {
 		normalizeTable(resource, o, capture)
 	case "Service":
 		normalizeService(o)
+	case "TokenRequest":
+		// The expiry is the request's time plus the token's duration.
+		if status, ok := o["status"].(map[string]any); ok && status["expirationTimestamp"] != nil {
+			status["expirationTimestamp"] = variesTokenTime
+		}
 	case "Scale":
 		// A Scale's status.replicas is the Deployment's (ReplicaSet's ...)
 		// status, written by its controller.
@@ -622,5 +645,241 @@ func normalizeTable(resource string, o map[string]any, capture bool) {
 				delete(meta, "annotations")
 			}
 		}
+	}
+}
+
+// kindsJWT is a compact JWS, as a service account token is written.
+var kindsJWT = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+$`)
+
+// kindsCredentialID is a TokenReview's credential-id extra: the token's jti.
+var kindsCredentialID = regexp.MustCompile(`^JTI=[0-9a-f-]{36}$`)
+
+// expandJWTs replaces every service account token in v by its decoded
+// header and claims, with what varies between runs (README: the JWTs) as
+// placeholders: the key id, the times (iat, nbf, exp) and the jti. What a
+// token says (issuer, subject, audiences, the kubernetes.io claims with
+// their uids) is then compared.
+func expandJWTs(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = expandJWTs(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = expandJWTs(x)
+		}
+		return out
+	case string:
+		if kindsCredentialID.MatchString(v) {
+			return "JTI=" + variesTokenID
+		}
+		if !kindsJWT.MatchString(v) {
+			return v
+		}
+		parts := strings.Split(v, ".")
+		var header, claims map[string]any
+		for i, dst := range []*map[string]any{&header, &claims} {
+			raw, err := base64.RawURLEncoding.DecodeString(parts[i])
+			if err != nil || json.Unmarshal(raw, dst) != nil {
+				return v
+			}
+		}
+		header["kid"] = variesTokenID
+		claims["jti"] = variesTokenID
+		for _, k := range []string{"iat", "nbf", "exp"} {
+			if _, ok := claims[k]; ok {
+				claims[k] = variesTokenTime
+			}
+		}
+		return map[string]any{"<jwt header>": header, "<jwt claims>": claims}
+	}
+	return v
+}
+
+// TestKindsGoldenVirtual replays the review- and subresource- captures
+// (but the scale ones, replayed with their resources by TestKindsGolden)
+// in capture order against one server, as the capture ran them: the
+// objects they act on, which the capture script made without recording,
+// are made first (kindsVirtualFixtures), and the uids of those objects
+// and the service account tokens kapi issues stand for the captured ones
+// in later requests and answers. Bodies compare with TestKindsGolden's
+// normalisation plus expandJWTs.
+func TestKindsGoldenVirtual(t *testing.T) {
+	order, err := golden.KindsOrder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The capture ran within one second: kapi's clock stands still at
+	// it, so that the times it stamps compare as the capture's.
+	captured := time.Date(2026, 11, 24, 16, 2, 1, 0, time.UTC)
+	srv, err := New(Config{DisableRootCAPublisher: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1"),
+		Now: func() time.Time { return captured }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	uids := kindsUIDs{}
+	kindsVirtualFixtures(t, srv, uids)
+	for _, name := range order {
+		c, ok := parseKindsName(name)
+		if !ok || (c.what != "review" && c.what != "subresource") || strings.HasPrefix(c.variant, "scale") {
+			continue
+		}
+		group := c.group
+		if group == "core" {
+			group = ""
+		}
+		if len(srv.Registry().ByGroupResource(group, c.resource)) == 0 {
+			t.Logf("%s: %s.%s is not served yet", name, c.resource, c.group)
+			continue
+		}
+		x, err := golden.LoadKind(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The request as kapi's objects and tokens are: their uids, the
+		// tokens kapi issued for the captured ones, the object's current
+		// resourceVersion (an update of the captured one).
+		rx := *x
+		rx.RequestBody = []byte(uids.rewriteString(string(x.RequestBody)))
+		rx.RequestBody = kindsCurrentRV(t, srv, rx.Method, rx.Path, rx.RequestBody)
+		diffs, got := replayKindGot(srv, c.resource, &rx, uids)
+		learnTokens(x, got, uids)
+		why, pending := kindsVirtualPending[name]
+		switch {
+		case !pending:
+			for _, d := range diffs {
+				t.Error(d)
+			}
+		case len(diffs) == 0:
+			t.Errorf("%s passes now: remove it from kindsVirtualPending", name)
+		default:
+			t.Logf("%s: pending (%s)", name, why)
+		}
+	}
+}
+
+// kindsVirtualPending are the review and subresource captures kapi does
+// not answer as kube-apiserver v1.37.2 yet, with why. It only shrinks.
+var kindsVirtualPending = map[string]string{
+	"review-authorization.k8s.io-subjectaccessreviews-denied":         "kapi's authorizer allows everything until it has RBAC (issue 17); the capture's RBAC denies jane",
+	"review-authorization.k8s.io-subjectaccessreviews-serviceaccount": "kapi's authorizer allows everything until it has RBAC (issue 17)",
+	"review-authorization.k8s.io-localsubjectaccessreviews":           "kapi's authorizer allows everything until it has RBAC (issue 17)",
+	"review-authorization.k8s.io-subjectaccessreviews-allowed":        "allowed, but without RBAC's reason (issue 17)",
+	"review-authorization.k8s.io-selfsubjectrulesreviews":             "kapi's authorizer lists * rules until it has RBAC (issue 17)",
+	"review-authentication.k8s.io-tokenreviews":                       "kapi authenticates no static tokens (the admin's); issue 17",
+}
+
+// kindsVirtualFixtures makes what the captures act on, as the capture
+// script made it (README: pod subresources in kinds-virtual, the nodes
+// kinds-full (no addresses) and kinds-min, the namespace kinds-finalize),
+// and maps the captured uids of those objects to kapi's.
+func kindsVirtualFixtures(t *testing.T, srv *Server, uids kindsUIDs) {
+	t.Helper()
+	mk := func(path, body, captureUID string) map[string]any {
+		t.Helper()
+		code, obj := serve(t, srv, "POST", path, body)
+		if code != http.StatusCreated {
+			t.Fatalf("POST %s: %d %v", path, code, obj)
+		}
+		if captureUID != "" {
+			meta, _ := obj["metadata"].(map[string]any)
+			uids[captureUID], _ = meta["uid"].(string)
+		}
+		return obj
+	}
+	mk("/api/v1/namespaces", `{"metadata":{"name":"kinds-virtual"}}`, "")
+	mk("/api/v1/namespaces", `{"metadata":{"name":"kinds-finalize","labels":{"golden":"kinds-ns"}}}`, "d0d96952-7ca4-41f6-8810-5f426711e2ca")
+	mk("/api/v1/nodes", `{"metadata":{"name":"kinds-full"}}`, "77a6caf0-8529-492b-ae94-9c6636a9688a")
+	mk("/api/v1/nodes", `{"metadata":{"name":"kinds-min"}}`, "")
+	pod := func(name, labels string) string {
+		return `{"metadata":{"name":"` + name + `","labels":{` + labels + `}},"spec":{"containers":[{"name":"app","image":"registry.k8s.io/pause:3.10"}]}}`
+	}
+	mk("/api/v1/namespaces/kinds-virtual/pods", pod("bind-me", ""), "44d89061-164c-4d1e-9ef3-8c0a1340f2ca")
+	mk("/api/v1/namespaces/kinds-virtual/pods", pod("nonode", ""), "")
+	mk("/api/v1/namespaces/kinds-virtual/pods", pod("debug", ""), "")
+	for _, p := range []struct{ name, labels string }{{"evict-ok", `"evict":"ok"`}, {"evict-blocked", `"evict":"blocked"`}, {"evict-pending", `"evict":"blocked"`}} {
+		mk("/api/v1/namespaces/kinds-virtual/pods", pod(p.name, p.labels), "")
+		if p.name == "evict-pending" {
+			continue
+		}
+		// Running and Ready, as a kubelet would have made it; on a node.
+		body := `{"metadata":{"name":"` + p.name + `"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}`
+		req := httptest.NewRequest("PATCH", "/api/v1/namespaces/kinds-virtual/pods/"+p.name+"/status", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("pod %s status: %d %s", p.name, rec.Code, rec.Body)
+		}
+	}
+	if len(srv.Registry().ByGroupResource("policy", "poddisruptionbudgets")) > 0 {
+		mk("/apis/policy/v1/namespaces/kinds-virtual/poddisruptionbudgets", `{"metadata":{"name":"allow"},"spec":{"minAvailable":0,"selector":{"matchLabels":{"evict":"ok"}}}}`, "")
+		mk("/apis/policy/v1/namespaces/kinds-virtual/poddisruptionbudgets", `{"metadata":{"name":"block"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"evict":"blocked"}}}}`, "")
+	} else {
+		kindsVirtualPending["subresource-core-pods-eviction-blocked"] = "PodDisruptionBudgets are not served yet (the workloads part)"
+	}
+	waitFor(t, 10*time.Second, "the default ServiceAccount of kinds-virtual", func() bool {
+		code, _ := serve(t, srv, "GET", "/api/v1/namespaces/kinds-virtual/serviceaccounts/default", "")
+		return code == http.StatusOK
+	}, srv)
+}
+
+// kindsCurrentRV replaces the metadata.resourceVersion of an update's body
+// (the captured object's) by the object's current one in kapi (README:
+// resourceVersions vary).
+func kindsCurrentRV(t *testing.T, srv *Server, method, path string, body []byte) []byte {
+	t.Helper()
+	if method != "PUT" {
+		return body
+	}
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta["resourceVersion"] == nil {
+		return body
+	}
+	objPath := path
+	if i := strings.LastIndex(path, "/"); i > 0 && strings.Count(path, "/") > 4 {
+		objPath = path[:i] // the object of a subresource
+	}
+	code, cur := serve(t, srv, "GET", objPath, "")
+	if code != http.StatusOK {
+		return body
+	}
+	curMeta, _ := cur["metadata"].(map[string]any)
+	meta["resourceVersion"] = curMeta["resourceVersion"]
+	out, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// learnTokens maps the token of a captured TokenRequest answer to the one
+// kapi issued, so that the TokenReviews of the captured token review
+// kapi's.
+func learnTokens(x *golden.Exchange, got any, uids kindsUIDs) {
+	var want any
+	if json.Unmarshal(x.ResponseBody, &want) != nil {
+		return
+	}
+	token := func(v any) string {
+		o, _ := v.(map[string]any)
+		if o["kind"] != "TokenRequest" {
+			return ""
+		}
+		st, _ := o["status"].(map[string]any)
+		s, _ := st["token"].(string)
+		return s
+	}
+	if w, g := token(want), token(got); w != "" && g != "" {
+		uids[w] = g
 	}
 }

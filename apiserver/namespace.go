@@ -115,6 +115,21 @@ func (s *Server) namespacedResources() []*registry.Resource {
 // cleanNamespace deletes what is left in ns and reports whether the namespace
 // is finalized (gone, or waiting only on its metadata.finalizers).
 func (s *Server) cleanNamespace(ctx context.Context, ns string) (bool, error) {
+	// A namespace whose spec.finalizers were emptied (through /finalize)
+	// is finalized: the namespace controller leaves it, and its content,
+	// alone; the next delete removes it (planDeletion).
+	if rs, ok := s.namespaceStore(); ok {
+		cur, err := rs.Get(ctx, "", ns, storage.ReadOptions{})
+		if errors.Is(err, storage.ErrNotFound) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if n, ok := cur.(*corev1.Namespace); ok && len(n.Spec.Finalizers) == 0 {
+			return true, nil
+		}
+	}
 	remaining := 0
 	var left namespaceContent
 	for _, res := range s.namespacedResources() {

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	"reflect"
 	"slices"
 	"time"
@@ -166,6 +167,12 @@ func (s *Server) planDeletion(res *registry.Resource, cur storage.Object, opts *
 	}
 	isNamespace := res.Group == "" && res.Resource == "namespaces"
 	if !graceful && len(newFins) == 0 && !isNamespace {
+		return deletePlan{remove: true}
+	}
+	if isNamespace && cur.GetDeletionTimestamp() != nil && len(newFins) == 0 && len(cur.(*corev1.Namespace).Spec.Finalizers) == 0 {
+		// A terminating namespace with nothing left to finalize (its
+		// spec.finalizers emptied through /finalize) goes at the next
+		// delete, as kube-apiserver's namespace storage does.
 		return deletePlan{remove: true}
 	}
 	next := res.Copy(cur)

@@ -290,6 +290,7 @@ func (h *handler) serveToken() {
 	}
 	t := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
 	t.Header["kid"] = kid
+	delete(t.Header, "typ") // kube-apiserver's tokens have none
 	signed, err := t.SignedString(key)
 	if err != nil {
 		h.fail(metav1.NewInternalError(err))

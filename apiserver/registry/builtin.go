@@ -131,7 +131,7 @@ func coreKinds(opts Options, svc services) []*Resource {
 		kind[corev1.Event]("", "v1", "events", Resource{
 			SelectableFields: eventFields, Meta: MetaRules{Name: NameIsPathSegment}, Validate: validateEvent}),
 		kind[corev1.Namespace]("", "v1", "namespaces", Resource{
-			Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace,
+			Meta: MetaRules{Name: NameIsDNSLabel, Kube: true, NewFirst: true}, Validate: validateNamespace, ReturnDeletedObject: true,
 			StatusMetadata: statusMetadata(false, false), PrepareForCreate: prepareNamespace,
 			Default: defaultNamespace, PrepareForUpdate: func(o, _ Object) { defaultNamespace(o) },
 			SelectableFields: func(o Object) map[string]string {

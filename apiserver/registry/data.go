@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -145,8 +146,8 @@ func validateSecret(o, old Object) metav1.FieldErrors {
 // spec.finalizers itself).
 func validateNamespace(o, _ Object) metav1.FieldErrors {
 	var errs metav1.FieldErrors
-	for _, f := range o.(*corev1.Namespace).Spec.Finalizers {
-		errs = append(errs, ValidateFinalizerName(string(f), "spec.finalizers")...)
+	for i, f := range o.(*corev1.Namespace).Spec.Finalizers {
+		errs = append(errs, ValidateFinalizerName(string(f), "spec.finalizers["+strconv.Itoa(i)+"]")...)
 	}
 	return errs
 }
