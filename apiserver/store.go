@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	"reflect"
 	"time"
 
@@ -547,9 +546,9 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 // subresourceTakes are the subresources written with the object's own
 // representation that take only part of the body: each builds the next
 // state from the stored object cur and the body in. A subresource absent
-// here (the resource itself) takes the whole body but the status of a kind
-// with a status subresource. Add the next one (approval: the conditions of
-// the status) here.
+// here (the resource itself, namespaces/finalize) takes the whole body but
+// the status of a kind with a status subresource. Add the next one
+// (approval: the conditions of the status) here.
 var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.Object) registry.Object{
 	// /status changes the status and, for built-in kinds, some metadata;
 	// the rest is the stored object's.
@@ -558,17 +557,6 @@ var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.
 		registry.CopyStatus(next, in)
 		if res.StatusMetadata != nil {
 			res.StatusMetadata(next, in)
-		}
-		return next
-	},
-	// namespaces/finalize changes spec.finalizers only.
-	"finalize": func(res *registry.Resource, cur, in registry.Object) registry.Object {
-		next := res.Copy(cur)
-		if ns, ok := next.(*corev1.Namespace); ok {
-			ns.Spec.Finalizers = in.(*corev1.Namespace).Spec.Finalizers
-			if len(ns.Spec.Finalizers) == 0 {
-				ns.Spec.Finalizers = nil
-			}
 		}
 		return next
 	},

@@ -144,10 +144,16 @@ func validateSecret(o, old Object) metav1.FieldErrors {
 
 // validateNamespace checks a namespace's spec.finalizers (every error on
 // spec.finalizers itself).
-func validateNamespace(o, _ Object) metav1.FieldErrors {
+func validateNamespace(o, old Object) metav1.FieldErrors {
 	var errs metav1.FieldErrors
 	for i, f := range o.(*corev1.Namespace).Spec.Finalizers {
-		errs = append(errs, ValidateFinalizerName(string(f), "spec.finalizers["+strconv.Itoa(i)+"]")...)
+		// kube-apiserver names the list on create, the item on an update
+		// (only namespaces/finalize changes them).
+		path := "spec.finalizers"
+		if old != nil {
+			path += "[" + strconv.Itoa(i) + "]"
+		}
+		errs = append(errs, ValidateFinalizerName(string(f), path)...)
 	}
 	return errs
 }
