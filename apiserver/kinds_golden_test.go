@@ -801,7 +801,8 @@ func kindsVirtualFixtures(t *testing.T, srv *Server, uids kindsUIDs) {
 	}
 	mk("/api/v1/namespaces/kinds-virtual/pods", pod("bind-me", ""), "44d89061-164c-4d1e-9ef3-8c0a1340f2ca")
 	mk("/api/v1/namespaces/kinds-virtual/pods", pod("nonode", ""), "")
-	mk("/api/v1/namespaces/kinds-virtual/pods", pod("debug", ""), "")
+	mk("/api/v1/namespaces/kinds-virtual/pods", `{"metadata":{"name":"debug","labels":{"app":"debug"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27",`+
+		`"resources":{"limits":{"cpu":"200m","memory":"128Mi"},"requests":{"cpu":"100m","memory":"64Mi"}}}]}}`, "8118052d-27e5-4648-9b05-4564f29275ce")
 	for _, p := range []struct{ name, labels string }{{"evict-ok", `"evict":"ok"`}, {"evict-blocked", `"evict":"blocked"`}, {"evict-pending", `"evict":"blocked"`}} {
 		mk("/api/v1/namespaces/kinds-virtual/pods", pod(p.name, p.labels), "")
 		if p.name == "evict-pending" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -337,4 +338,116 @@ func (h *handler) serveConnect() {
 		return
 	}
 	h.fail(metav1.NewServiceUnavailable(fmt.Sprintf("error dialing backend: no kubelet is running on node %q", nodeName)))
+}
+
+// takeEphemeralContainers is what pods/ephemeralcontainers takes from the
+// body: spec.ephemeralContainers; the rest is the stored pod's.
+func takeEphemeralContainers(res *registry.Resource, cur, in registry.Object) registry.Object {
+	next := res.Copy(cur).(*corev1.Pod)
+	next.Spec.EphemeralContainers = in.(*corev1.Pod).Spec.EphemeralContainers
+	return next
+}
+
+// takeResize is what pods/resize takes from the body: the resources and
+// resize policies of the containers (by name); any other change is
+// dropped, as kube-apiserver drops it.
+func takeResize(res *registry.Resource, cur, in registry.Object) registry.Object {
+	next := res.Copy(cur).(*corev1.Pod)
+	want := in.(*corev1.Pod)
+	for _, lists := range [][2][]corev1.Container{{next.Spec.Containers, want.Spec.Containers}, {next.Spec.InitContainers, want.Spec.InitContainers}} {
+		for i := range lists[0] {
+			for _, w := range lists[1] {
+				if w.Name == lists[0][i].Name {
+					lists[0][i].Resources = w.Resources
+					lists[0][i].ResizePolicy = w.ResizePolicy
+				}
+			}
+		}
+	}
+	return next
+}
+
+// subresourceValidates are the subresources of a kind that kube-apiserver
+// validates by rules of their own on update, instead of the kind's.
+var subresourceValidates = map[string]func(obj, old registry.Object) metav1.FieldErrors{
+	"ephemeralcontainers": validateEphemeralContainersUpdate,
+	"resize":              validateResize,
+}
+
+// validateEphemeralContainersUpdate checks pods/ephemeralcontainers as
+// kube-apiserver does: the containers added are valid ephemeral containers
+// (no ports, probes or lifecycle), and those already there stay as they
+// are.
+func validateEphemeralContainersUpdate(obj, old registry.Object) metav1.FieldErrors {
+	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
+	var errs metav1.FieldErrors
+	names := map[string]bool{}
+	for _, c := range p.Spec.Containers {
+		names[c.Name] = true
+	}
+	for _, c := range p.Spec.InitContainers {
+		names[c.Name] = true
+	}
+	for i, c := range p.Spec.EphemeralContainers {
+		path := fmt.Sprintf("spec.ephemeralContainers[%d]", i)
+		switch {
+		case c.Name == "":
+			errs = append(errs, metav1.FieldRequired(path+".name", ""))
+		case names[c.Name]:
+			errs = append(errs, metav1.FieldDuplicate(path+".name", c.Name))
+		}
+		names[c.Name] = true
+		if c.Image == "" {
+			errs = append(errs, metav1.FieldRequired(path+".image", ""))
+		}
+		forbidden := []struct {
+			field string
+			set   bool
+		}{
+			{"ports", len(c.Ports) > 0}, {"livenessProbe", c.LivenessProbe != nil}, {"readinessProbe", c.ReadinessProbe != nil},
+			{"startupProbe", c.StartupProbe != nil}, {"lifecycle", c.Lifecycle != nil},
+		}
+		for _, f := range forbidden {
+			if f.set {
+				errs = append(errs, metav1.FieldForbidden(path+"."+f.field, "cannot be set for an Ephemeral Container"))
+			}
+		}
+	}
+	for _, was := range prev.Spec.EphemeralContainers {
+		found := false
+		for _, c := range p.Spec.EphemeralContainers {
+			if c.Name != was.Name {
+				continue
+			}
+			found = true
+			if !reflect.DeepEqual(c, was) {
+				errs = append(errs, metav1.FieldForbidden("spec.ephemeralContainers", fmt.Sprintf("existing ephemeral containers %q may not be changed", was.Name)))
+			}
+		}
+		if !found {
+			errs = append(errs, metav1.FieldForbidden("spec.ephemeralContainers", fmt.Sprintf("existing ephemeral containers %q may not be removed", was.Name)))
+		}
+	}
+	return errs
+}
+
+// validateResize checks pods/resize as kube-apiserver does: requests at
+// most the limits, and the pod's QoS class unchanged.
+func validateResize(obj, old registry.Object) metav1.FieldErrors {
+	p, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
+	var errs metav1.FieldErrors
+	for i, c := range p.Spec.Containers {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := c.Resources.Requests[r]
+			lim, hasLim := c.Resources.Limits[r]
+			if hasReq && hasLim && req.Cmp(lim) > 0 {
+				errs = append(errs, metav1.FieldInvalid(fmt.Sprintf("spec.containers[%d].resources.requests", i), req.String(),
+					fmt.Sprintf("must be less than or equal to %s limit of %s", r, lim.String())))
+			}
+		}
+	}
+	if len(errs) == 0 && registry.QOSClass(&p.Spec) != registry.QOSClass(&prev.Spec) {
+		errs = append(errs, metav1.FieldInvalid("spec", string(prev.Status.QOSClass), "Pod QOS Class may not change as a result of resizing"))
+	}
+	return errs
 }

@@ -509,6 +509,7 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 		return nil, metav1.NewConflict(res.GroupResource(), name,
 			fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.GetUID()))
 	}
+	body := next
 	if take := subresourceTakes[o.Subresource]; take != nil {
 		next = take(res, cur, next)
 	} else if res.StatusSubresource {
@@ -522,7 +523,15 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 	next.SetDeletionTimestamp(cur.GetDeletionTimestamp())
 	next.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
 	next.SetGeneration(cur.GetGeneration())
-	rs.track(o, cur, next)
+	if o.Subresource == "resize" {
+		// kube-apiserver records what the request asked for, before the
+		// subresource dropped what it does not take (an image).
+		body.SetManagedFields(next.GetManagedFields())
+		rs.track(o, cur, body)
+		next.SetManagedFields(body.GetManagedFields())
+	} else {
+		rs.track(o, cur, next)
+	}
 	if o.Subresource == "" {
 		if res.PrepareForUpdate != nil {
 			res.PrepareForUpdate(next, cur)
@@ -560,6 +569,9 @@ var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.
 		}
 		return next
 	},
+	// pods/ephemeralcontainers and pods/resize (pods_virtual.go).
+	"ephemeralcontainers": takeEphemeralContainers,
+	"resize":              takeResize,
 }
 
 // release gives back what the resource reserved for obj (nil-safe).
@@ -606,8 +618,12 @@ func (rs resourceStore) validate(o *writeOptions, obj, old registry.Object) *met
 			errs = append(errs, registry.ValidateObjectMeta(obj, res.Namespaced, rules)...)
 		}
 	}
-	if res.Validate != nil {
-		errs = append(errs, res.Validate(obj, old)...)
+	validate := res.Validate
+	if v, ok := subresourceValidates[o.Subresource]; ok && old != nil {
+		validate = v // a subresource validated by its own rules (pods/resize)
+	}
+	if validate != nil {
+		errs = append(errs, validate(obj, old)...)
 	}
 	if len(errs) > 0 {
 		if !res.Custom { // a custom resource's repeat, as in kube-apiserver

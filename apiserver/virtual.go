@@ -11,7 +11,7 @@ import (
 // own (beside status and scale), each a small function over the store
 // (store.go, "Adding a subresource").
 var virtualSubresources = []string{"binding", "eviction", "token", "finalize",
-	"log", "exec", "attach", "portforward", "proxy"}
+	"ephemeralcontainers", "resize", "log", "exec", "attach", "portforward", "proxy"}
 
 // hasVirtualSubresource reports whether res lists sub in discovery and the
 // server has a handler for it.
@@ -49,6 +49,18 @@ func (h *handler) serveVirtual() bool {
 		h.serveEviction()
 	case h.res.Group == "" && h.res.Resource == "serviceaccounts" && h.ri.Sub == "token":
 		h.serveToken()
+	case h.res.Group == "" && h.res.Resource == "pods" && (h.ri.Sub == "ephemeralcontainers" || h.ri.Sub == "resize"):
+		// The pod, written through the store with the part of the body
+		// the subresource takes (subresourceTakes) and its own validation
+		// (subresourceValidates).
+		switch h.ri.Verb {
+		case "get":
+			h.get()
+		case "patch":
+			h.patch()
+		default:
+			h.update()
+		}
 	case h.res.Group == "" && h.res.Resource == "namespaces" && h.ri.Sub == "finalize":
 		h.update() // the stored namespace with the body's spec.finalizers (subresourceTakes)
 	default:

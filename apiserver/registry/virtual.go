@@ -22,3 +22,7 @@ func virtualKinds(Options, services) []*Resource {
 		kind[authorizationv1.SelfSubjectRulesReview]("authorization.k8s.io", "v1", "selfsubjectrulesreviews", Resource{NotStored: true}),
 	}
 }
+
+// QOSClass is the quality-of-service class of a pod with spec, as the
+// kubelet and kube-apiserver compute it (pods/resize may not change it).
+func QOSClass(spec *corev1.PodSpec) corev1.PodQOSClass { return qosClass(spec) }
