@@ -343,3 +343,45 @@ func poll(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestPodEphemeralContainersAndResize checks pods/ephemeralcontainers (an
+// ephemeral container added with its defaults; ports refused) and
+// pods/resize (container resources changed, any other change dropped,
+// requests above limits and QoS class changes refused).
+func TestPodEphemeralContainersAndResize(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	e.ensureDefaultServiceAccount(t, ns)
+	pods := "/api/v1/namespaces/" + ns + "/pods"
+	p := pod("debug", "", nil)
+	p["spec"].(obj)["containers"].([]any)[0].(obj)["resources"] = obj{"limits": obj{"cpu": "200m", "memory": "128Mi"}, "requests": obj{"cpu": "100m", "memory": "64Mi"}}
+	expect(t, e.post(t, pods, p), http.StatusCreated)
+	path := pods + "/debug"
+	if got := expect(t, e.get(t, path+"/ephemeralcontainers"), http.StatusOK); str(got, "kind") != "Pod" {
+		t.Errorf("GET ephemeralcontainers answered %s", compact(got))
+	}
+	out := expect(t, e.patch(t, path+"/ephemeralcontainers", strategicPatch,
+		`{"spec":{"ephemeralContainers":[{"name":"debugger","image":"busybox:1.36","command":["sh"],"targetContainerName":"app"}]}}`), http.StatusOK)
+	ecs, _ := field(out, "spec", "ephemeralContainers")
+	if l, _ := ecs.([]any); len(l) != 1 || l[0].(map[string]any)["terminationMessagePolicy"] != "File" || l[0].(map[string]any)["imagePullPolicy"] != "IfNotPresent" {
+		t.Errorf("ephemeral containers %s", compact(ecs))
+	}
+	if g, _ := num(out, "metadata", "generation"); g != 2 {
+		t.Errorf("generation %d after adding an ephemeral container", g)
+	}
+	checkStatus(t, e.patch(t, path+"/ephemeralcontainers", strategicPatch, `{"spec":{"ephemeralContainers":[{"name":"debugger2","image":"busybox:1.36","ports":[{"containerPort":80}]}]}}`),
+		http.StatusUnprocessableEntity, "Invalid", "ports: Forbidden: cannot be set for an Ephemeral Container")
+
+	resized := expect(t, e.patch(t, path+"/resize", strategicPatch,
+		`{"spec":{"containers":[{"name":"app","image":"registry.k8s.io/pause:3.9","resources":{"requests":{"cpu":"150m"},"limits":{"cpu":"300m"}}}]}}`), http.StatusOK)
+	c := mustField(resized, "spec", "containers").([]any)[0].(map[string]any)
+	if c["image"] != "registry.k8s.io/pause:3.10" || compact(c["resources"]) != `{"limits":{"cpu":"300m","memory":"128Mi"},"requests":{"cpu":"150m","memory":"64Mi"}}` {
+		t.Errorf("resized container %s", compact(c))
+	}
+	checkStatus(t, e.patch(t, path+"/resize", strategicPatch, `{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"500m"},"limits":{"cpu":"300m"}}}]}}`),
+		http.StatusUnprocessableEntity, "Invalid", `spec.containers[0].resources.requests: Invalid value: "500m": must be less than or equal to cpu limit of 300m`)
+	checkStatus(t, e.patch(t, path+"/resize", strategicPatch,
+		`{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m","memory":"128Mi"},"limits":{"cpu":"200m","memory":"128Mi"}}}]}}`),
+		http.StatusUnprocessableEntity, "Invalid", `spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing`)
+}
