@@ -41,7 +41,7 @@ func (s *Server) fieldManager(res *registry.Resource, sub string) (*fieldmanager
 	}
 	m := fieldmanager.New(schema, res.GroupVersion(), s.cfg.Now).WithKind(res.Kind)
 	switch {
-	case sub == "status":
+	case sub == "status", sub == "approval": // approval writes status.conditions
 		m = m.WithResetFields("spec", "metadata")
 	case res.StatusSubresource:
 		m = m.WithResetFields("status")

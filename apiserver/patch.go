@@ -66,7 +66,7 @@ func (h *handler) patch() {
 	if !ok {
 		return
 	}
-	if h.ri.Sub != "" && h.ri.Sub != "status" && h.ri.Sub != "ephemeralcontainers" && h.ri.Sub != "resize" {
+	if h.ri.Sub != "" && h.ri.Sub != "status" && h.ri.Sub != "ephemeralcontainers" && h.ri.Sub != "resize" && h.ri.Sub != "approval" {
 		h.methodNotAllowed()
 		return
 	}

@@ -342,7 +342,7 @@ func (h *handler) serveConnect() {
 
 // takeEphemeralContainers is what pods/ephemeralcontainers takes from the
 // body: spec.ephemeralContainers; the rest is the stored pod's.
-func takeEphemeralContainers(res *registry.Resource, cur, in registry.Object) registry.Object {
+func takeEphemeralContainers(res *registry.Resource, cur, in registry.Object, _ time.Time) registry.Object {
 	next := res.Copy(cur).(*corev1.Pod)
 	next.Spec.EphemeralContainers = in.(*corev1.Pod).Spec.EphemeralContainers
 	return next
@@ -351,7 +351,7 @@ func takeEphemeralContainers(res *registry.Resource, cur, in registry.Object) re
 // takeResize is what pods/resize takes from the body: the resources and
 // resize policies of the containers (by name); any other change is
 // dropped, as kube-apiserver drops it.
-func takeResize(res *registry.Resource, cur, in registry.Object) registry.Object {
+func takeResize(res *registry.Resource, cur, in registry.Object, _ time.Time) registry.Object {
 	next := res.Copy(cur).(*corev1.Pod)
 	want := in.(*corev1.Pod)
 	for _, lists := range [][2][]corev1.Container{{next.Spec.Containers, want.Spec.Containers}, {next.Spec.InitContainers, want.Spec.InitContainers}} {
@@ -372,6 +372,7 @@ func takeResize(res *registry.Resource, cur, in registry.Object) registry.Object
 var subresourceValidates = map[string]func(obj, old registry.Object) metav1.FieldErrors{
 	"ephemeralcontainers": validateEphemeralContainersUpdate,
 	"resize":              validateResize,
+	"approval":            validateApproval,
 }
 
 // validateEphemeralContainersUpdate checks pods/ephemeralcontainers as

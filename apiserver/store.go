@@ -511,7 +511,7 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 	}
 	body := next
 	if take := subresourceTakes[o.Subresource]; take != nil {
-		next = take(res, cur, next)
+		next = take(res, cur, next, rs.s.cfg.Now())
 	} else if res.StatusSubresource {
 		// The resource itself (and a subresource that takes the rest of
 		// the object, such as finalize) keeps the stored status.
@@ -556,12 +556,12 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 // representation that take only part of the body: each builds the next
 // state from the stored object cur and the body in. A subresource absent
 // here (the resource itself, namespaces/finalize) takes the whole body but
-// the status of a kind with a status subresource. Add the next one
-// (approval: the conditions of the status) here.
-var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.Object) registry.Object{
+// the status of a kind with a status subresource. now is the write's time,
+// for what the subresource stamps.
+var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.Object, now time.Time) registry.Object{
 	// /status changes the status and, for built-in kinds, some metadata;
 	// the rest is the stored object's.
-	"status": func(res *registry.Resource, cur, in registry.Object) registry.Object {
+	"status": func(res *registry.Resource, cur, in registry.Object, _ time.Time) registry.Object {
 		next := res.Copy(cur)
 		registry.CopyStatus(next, in)
 		if res.StatusMetadata != nil {
@@ -572,6 +572,8 @@ var subresourceTakes = map[string]func(res *registry.Resource, cur, in registry.
 	// pods/ephemeralcontainers and pods/resize (pods_virtual.go).
 	"ephemeralcontainers": takeEphemeralContainers,
 	"resize":              takeResize,
+	// certificatesigningrequests/approval (approval.go).
+	"approval": takeApproval,
 }
 
 // release gives back what the resource reserved for obj (nil-safe).

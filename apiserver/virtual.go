@@ -11,7 +11,7 @@ import (
 // own (beside status and scale), each a small function over the store
 // (store.go, "Adding a subresource").
 var virtualSubresources = []string{"binding", "eviction", "token", "finalize",
-	"ephemeralcontainers", "resize", "log", "exec", "attach", "portforward", "proxy"}
+	"ephemeralcontainers", "resize", "approval", "log", "exec", "attach", "portforward", "proxy"}
 
 // hasVirtualSubresource reports whether res lists sub in discovery and the
 // server has a handler for it.
@@ -53,6 +53,17 @@ func (h *handler) serveVirtual() bool {
 		// The pod, written through the store with the part of the body
 		// the subresource takes (subresourceTakes) and its own validation
 		// (subresourceValidates).
+		switch h.ri.Verb {
+		case "get":
+			h.get()
+		case "patch":
+			h.patch()
+		default:
+			h.update()
+		}
+	case h.res.Group == "certificates.k8s.io" && h.res.Resource == "certificatesigningrequests" && h.ri.Sub == "approval":
+		// The request with the body's conditions (takeApproval), through
+		// the store.
 		switch h.ri.Verb {
 		case "get":
 			h.get()
