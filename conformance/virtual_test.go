@@ -1,8 +1,14 @@
 package conformance
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"slices"
 	"strings"
@@ -384,4 +390,40 @@ func TestPodEphemeralContainersAndResize(t *testing.T) {
 	checkStatus(t, e.patch(t, path+"/resize", strategicPatch,
 		`{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m","memory":"128Mi"},"limits":{"cpu":"200m","memory":"128Mi"}}}]}}`),
 		http.StatusUnprocessableEntity, "Invalid", `spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing`)
+}
+
+// TestCSRApproval checks certificatesigningrequests/approval: a PUT takes
+// the request's conditions (stamped with times), nothing else, and an
+// Approved condition beside a Denied one is refused.
+func TestCSRApproval(t *testing.T) {
+	t.Parallel()
+	e := target
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "kapi-approval"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	path := "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+	name := "kapi-approval-" + randomSuffix()
+	csr := expect(t, e.post(t, path, obj{"metadata": obj{"name": name}, "spec": obj{"request": base64.StdEncoding.EncodeToString(req),
+		"signerName": "example.com/kapi", "usages": []any{"client auth"}}}), http.StatusCreated)
+	t.Cleanup(func() { e.del(t, path+"/"+name, nil) })
+	csr["status"] = obj{"conditions": []any{obj{"type": "Approved", "status": "True", "reason": "KapiApprove", "message": "by the conformance suite"}}}
+	csr["spec"].(map[string]any)["signerName"] = "example.com/other"
+	out := expect(t, e.put(t, path+"/"+name+"/approval", csr), http.StatusOK)
+	conds, _ := field(out, "status", "conditions")
+	cs, _ := conds.([]any)
+	if len(cs) != 1 || cs[0].(map[string]any)["type"] != "Approved" || cs[0].(map[string]any)["lastUpdateTime"] == nil || cs[0].(map[string]any)["lastTransitionTime"] == nil {
+		t.Errorf("approval answered conditions %s", compact(conds))
+	}
+	if str(out, "spec", "signerName") != "example.com/kapi" {
+		t.Errorf("approval changed the signer to %q", str(out, "spec", "signerName"))
+	}
+	out["status"].(map[string]any)["conditions"] = append(cs, obj{"type": "Denied", "status": "True", "reason": "KapiDeny"})
+	checkStatus(t, e.put(t, path+"/"+name+"/approval", out), http.StatusUnprocessableEntity, "Invalid",
+		"must specify at most one of: `conditions[{\"type\": \"Approved\"}]`, `conditions[{\"type\": \"Denied\"}]`")
 }
