@@ -170,6 +170,16 @@ func Build(resources []*registry.Resource, opts Options) (*Documents, error) {
 			}
 		}
 		gvkOf[kindDef] = appendGVK(gvkOf[kindDef], gvkExt(r, r.Kind))
+		if r.NotStored {
+			// A resource that is only created (a review, bindings) has
+			// no list and one path: the create.
+			gv.roots = append(gv.roots, kindDef)
+			for _, p := range createPath(r, kindDef) {
+				v2Paths[p.path] = pathV2(r, p)
+				gv.paths[p.path] = pathV3(r, p)
+			}
+			continue
+		}
 		list := listSchema(kindDef, r.Custom)
 		list["x-kubernetes-group-version-kind"] = []any{gvkExt(r, r.ListKind)}
 		if r.Custom {

@@ -170,6 +170,23 @@ func resourcePaths(r *registry.Resource, kindDef, listDef string) []pathItem {
 	return out
 }
 
+// createPath is the one path of a resource that is only created: its
+// collection, with the create, as kube-apiserver documents a review's or
+// bindings'.
+func createPath(r *registry.Resource, kindDef string) []pathItem {
+	p := resourcePaths(r, kindDef, "")[0]
+	for _, op := range p.ops {
+		if op.method == "post" {
+			// Its parameters are the path's, as for any path with one
+			// operation.
+			p.params = append(append([]param(nil), op.params...), p.params...)
+			op.params = nil
+			p.ops = []operation{op}
+		}
+	}
+	return []pathItem{p}
+}
+
 // scalePath is the scale subresource of r: get, replace and patch of an
 // autoscaling/v1 Scale (served as JSON and YAML).
 func scalePath(r *registry.Resource, scaleDef string) pathItem {
