@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -288,7 +289,17 @@ func (h *handler) serveToken() {
 		h.fail(metav1.NewInternalError(err))
 		return
 	}
-	t := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	// The claims in kube-apiserver's order: by name.
+	var ordered jwt.MapClaims
+	raw, err := json.Marshal(claims)
+	if err == nil {
+		err = json.Unmarshal(raw, &ordered)
+	}
+	if err != nil {
+		h.fail(metav1.NewInternalError(err))
+		return
+	}
+	t := jwt.NewWithClaims(jwt.SigningMethodRS256, ordered)
 	t.Header["kid"] = kid
 	delete(t.Header, "typ") // kube-apiserver's tokens have none
 	signed, err := t.SignedString(key)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -251,4 +254,40 @@ func FuzzParseServiceAccountToken(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTokenRequestJWT checks the token's encoding as kube-apiserver's: RS256
+// with a kid and no typ, the claims by name.
+func TestTokenRequestJWT(t *testing.T) {
+	srv, err := New(Config{DisableRootCAPublisher: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	waitFor(t, 10*time.Second, "the default ServiceAccount", func() bool {
+		return send(t, srv, "GET", "/api/v1/namespaces/default/serviceaccounts/default", "").Code == http.StatusOK
+	}, srv)
+	rec := send(t, srv, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", `{"spec":{}}`, "application/json")
+	if rec.Code != http.StatusCreated {
+		t.Fatal(rec.Body)
+	}
+	var tr struct {
+		Status struct{ Token string } `json:"status"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &tr); err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(tr.Status.Token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("token %q", tr.Status.Token)
+	}
+	header, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	if !regexp.MustCompile(`^\{"alg":"RS256","kid":"[A-Za-z0-9_-]{43}"\}$`).Match(header) {
+		t.Errorf("header %s", header)
+	}
+	keys := regexp.MustCompile(`^\{"aud":\[[^]]*\],"exp":\d+,"iat":\d+,"iss":"[^"]*","jti":"[^"]*","kubernetes.io":\{.*\},"nbf":\d+,"sub":"[^"]*"\}$`)
+	if !keys.Match(payload) {
+		t.Errorf("payload %s", payload)
+	}
 }
