@@ -243,7 +243,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Registry == nil {
 		reg, err := registry.BuiltinWith(registry.Options{NameSuffix: cfg.NameSuffix,
-			ServiceCIDR: cfg.ServiceClusterIPRange, NodePortRange: cfg.ServiceNodePortRange})
+			ServiceCIDR: cfg.ServiceClusterIPRange, NodePortRange: cfg.ServiceNodePortRange,
+			User: registry.UserInfo{Username: AdminUser.Name, UID: AdminUser.UID, Groups: AdminUser.Groups}})
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	policyv1 "github.com/kapi-dev/kapi/api/policy/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/internal/golden"
 )
 
 // send serves one request with a JSON body (of contentType when given).
@@ -289,5 +291,36 @@ func TestTokenRequestJWT(t *testing.T) {
 	keys := regexp.MustCompile(`^\{"aud":\[[^]]*\],"exp":\d+,"iat":\d+,"iss":"[^"]*","jti":"[^"]*","kubernetes.io":\{.*\},"nbf":\d+,"sub":"[^"]*"\}$`)
 	if !keys.Match(payload) {
 		t.Errorf("payload %s", payload)
+	}
+}
+
+// TestOneRequestUser checks that the server knows one user: the one a
+// SelfSubjectReview answers is the requester a CertificateSigningRequest
+// records (kube-apiserver fills spec.username from the request's user).
+func TestOneRequestUser(t *testing.T) {
+	srv, err := New(Config{SkipSystemNamespaces: true, DisableServiceAccountController: true, DisableRootCAPublisher: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	x, err := golden.LoadKind("create-certificates.k8s.io-certificatesigningrequests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := send(t, srv, x.Method, x.Path, string(x.RequestBody), "application/json")
+	if rec.Code != http.StatusCreated {
+		t.Fatal(rec.Body)
+	}
+	var csr struct {
+		Spec struct {
+			Username, UID string
+			Groups        []string
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &csr); err != nil {
+		t.Fatal(err)
+	}
+	if csr.Spec.Username != AdminUser.Name || csr.Spec.UID != AdminUser.UID || !slices.Equal(csr.Spec.Groups, AdminUser.Groups) {
+		t.Errorf("CSR requester %+v, SelfSubjectReview's user %+v", csr.Spec, AdminUser)
 	}
 }
