@@ -49,12 +49,15 @@ import (
 //
 // A subresource is a small function over the store: validSubresource
 // (server.go) admits its name, and handler.serve routes its verbs to a
-// handler that decodes the request, calls the store and writes the answer.
+// handler that decodes the request, calls the store and writes the answer
+// (virtual.go: serveVirtual, for all but status and scale).
 //
 //   - One written with the object's own representation (status; approval,
-//     finalize) goes through resourceStore.Update with
-//     writeOptions.Subresource set; what it takes from the body and what it
-//     keeps of the stored object is its entry in subresourceTakes.
+//     finalize, ephemeralcontainers, resize) goes through
+//     resourceStore.Update with writeOptions.Subresource set; what it takes
+//     from the body and what it keeps of the stored object is its entry in
+//     subresourceTakes, and one validated by rules of its own (resize) has
+//     an entry in subresourceValidates.
 //   - One with a representation of its own (scale; binding) builds the
 //     next state from the stored object in a function given to
 //     resourceStore.update, calling track and validate as its semantics
