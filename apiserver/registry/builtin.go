@@ -99,6 +99,7 @@ var groupKinds = []func(Options, services) []*Resource{
 	schedulingKinds,
 	coreMoreKinds,
 	virtualKinds,
+	appsKinds, batchKinds, autoscalingKinds, policyKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination
