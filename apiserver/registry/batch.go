@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -324,7 +325,7 @@ func validateCronJob(o, old Object) metav1.FieldErrors {
 // already had one (allowTZ) and never together with the timeZone field.
 func ValidateCronSchedule(schedule string, allowTZ, hasTimeZone bool, path string) metav1.FieldErrors {
 	var errs metav1.FieldErrors
-	if _, err := cron.ParseStandard(schedule); err != nil {
+	if err := parseCron(schedule); err != nil {
 		errs = append(errs, metav1.FieldInvalid(path, schedule, err.Error()))
 	}
 	switch {
@@ -334,6 +335,19 @@ func ValidateCronSchedule(schedule string, allowTZ, hasTimeZone bool, path strin
 		errs = append(errs, metav1.FieldInvalid(path, schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
 	}
 	return errs
+}
+
+// parseCron parses a standard cron schedule. The parser panics on some
+// inputs ("TZ=" with nothing after it); kube-apiserver recovers and words
+// the panic as an invalid format, and so does parseCron.
+func parseCron(schedule string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("invalid schedule format: %v", r)
+		}
+	}()
+	_, err = cron.ParseStandard(schedule)
+	return err
 }
 
 // validateTimeZone checks a CronJob's time zone: an IANA name the time
