@@ -69,6 +69,15 @@ func TestStatefulSet(t *testing.T) {
 	if g, _ := num(updated, "metadata", "generation"); g != 2 {
 		t.Errorf("generation %d after a template change, want 2", g)
 	}
+
+	// /status ignores the spec but takes labels and annotations.
+	st := expect(t, e.patch(t, path+"/db/status", mergePatch, `{"metadata":{"labels":{"x":"y"},"annotations":{"x":"y"}},"spec":{"minReadySeconds":7}}`), http.StatusOK)
+	if str(st, "metadata", "labels", "x") != "y" || str(st, "metadata", "annotations", "x") != "y" || has(st, "spec", "minReadySeconds") {
+		t.Errorf("after a /status patch: metadata %s, spec.minReadySeconds present %v", compact(st["metadata"].(map[string]any)["labels"]), has(st, "spec", "minReadySeconds"))
+	}
+	if g, _ := num(st, "metadata", "generation"); g != 2 {
+		t.Errorf("generation %d after a /status patch, want 2", g)
+	}
 }
 
 // TestDaemonSetTemplateGeneration checks the template generation

@@ -27,7 +27,7 @@ const daemonSetTemplateGeneration = "deprecated.daemonset.template.generation"
 func appsKinds(Options, services) []*Resource {
 	return []*Resource{
 		kind[appsv1.StatefulSet]("apps", "v1", "statefulsets", Resource{Generation: true,
-			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
+			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
 			Default: defaultStatefulSet, Validate: validateStatefulSet,
 			PrepareForCreate: func(o Object) {
 				defaultStatefulSet(o)
@@ -36,7 +36,7 @@ func appsKinds(Options, services) []*Resource {
 			PrepareForUpdate: func(o, _ Object) { defaultStatefulSet(o) },
 			Printer:          statefulSetPrinter}),
 		kind[appsv1.DaemonSet]("apps", "v1", "daemonsets", Resource{Generation: true,
-			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
+			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
 			Default: defaultDaemonSet, Validate: validateDaemonSet,
 			PrepareForCreate: func(o Object) {
 				defaultDaemonSet(o)
@@ -49,7 +49,7 @@ func appsKinds(Options, services) []*Resource {
 			},
 			Printer: daemonSetPrinter}),
 		kind[appsv1.ReplicaSet]("apps", "v1", "replicasets", Resource{Generation: true,
-			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
+			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
 			Default: defaultReplicaSet, Validate: validateReplicaSet,
 			PrepareForCreate: func(o Object) {
 				defaultReplicaSet(o)

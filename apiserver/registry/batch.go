@@ -41,7 +41,7 @@ const (
 func batchKinds(Options, services) []*Resource {
 	return []*Resource{
 		kind[batchv1.Job]("batch", "v1", "jobs", Resource{Generation: true,
-			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
+			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
 			Default: defaultJob, Validate: validateJob,
 			PrepareForCreate: func(o Object) {
 				j := o.(*batchv1.Job)
@@ -61,7 +61,7 @@ func batchKinds(Options, services) []*Resource {
 			},
 			Printer: jobPrinter}),
 		kind[batchv1.CronJob]("batch", "v1", "cronjobs", Resource{Generation: true,
-			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, true),
+			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
 			Default: defaultCronJob, Validate: validateCronJob,
 			PrepareForCreate: func(o Object) {
 				defaultCronJob(o)
