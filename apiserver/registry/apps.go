@@ -241,23 +241,11 @@ func selectorMatches(sel *metav1.LabelSelector, labels map[string]string) bool {
 }
 
 // validatePodTemplateSpec checks what every pod template needs: its labels
-// and annotations, and containers with a name and an image.
+// and annotations, and its pod spec as a pod's (podSpecErrors).
 func validatePodTemplateSpec(t *corev1.PodTemplateSpec, path string) metav1.FieldErrors {
 	errs := ValidateLabels(t.Labels, path+".labels")
 	errs = append(errs, ValidateAnnotations(t.Annotations, path+".annotations")...)
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, metav1.FieldRequired(path+".spec.containers", ""))
-	}
-	for i, c := range t.Spec.Containers {
-		p := path + ".spec.containers[" + strconv.Itoa(i) + "]"
-		if c.Name == "" {
-			errs = append(errs, metav1.FieldRequired(p+".name", ""))
-		}
-		if c.Image == "" {
-			errs = append(errs, metav1.FieldRequired(p+".image", ""))
-		}
-	}
-	return errs
+	return append(errs, podSpecErrors(&t.Spec, path+".spec")...)
 }
 
 // validateNonNegative reports a negative value of an optional field.

@@ -193,7 +193,7 @@ func TestBatchRows(t *testing.T) {
 		{job(func(j *batchv1.Job) { j.Status.Conditions = cond(batchv1.JobFailed, "False") }), jobPrinter,
 			"[j Running 0/1  3s app busybox batch.kubernetes.io/controller-uid=u]"},
 		{&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "c", CreationTimestamp: created},
-			Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *", Suspend: new(true), TimeZone: new("Etc/UTC"), JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: tmpl}}},
+			Spec:   batchv1.CronJobSpec{Schedule: "0 3 * * *", Suspend: new(true), TimeZone: new("Etc/UTC"), JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: tmpl}}},
 			Status: batchv1.CronJobStatus{LastScheduleTime: &start, Active: []corev1.ObjectReference{{Name: "x"}}}}, cronJobPrinter,
 			"[c 0 3 * * * Etc/UTC True 1 90s 3s app busybox <none>]"},
 	}
