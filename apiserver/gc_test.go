@@ -229,7 +229,7 @@ func TestDeleteOrphanDependentsFalseAccepted(t *testing.T) {
 func TestGCDangling(t *testing.T) {
 	srv := newTestServer(t)
 	cmWithOwners(t, srv, "orphaned", nil, ownerRef("ConfigMap", "gone", "00000000-0000-0000-0000-000000000001", false))
-	cmWithOwners(t, srv, "unknown-kind", nil, `{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"00000000-0000-0000-0000-000000000002"}`)
+	cmWithOwners(t, srv, "unknown-kind", nil, `{"apiVersion":"example.com/v1","kind":"Widget","name":"w","uid":"00000000-0000-0000-0000-000000000002"}`)
 	mustServe(t, srv, "POST", "/api/v1/namespaces", `{"metadata":{"name":"cluster-dep","ownerReferences":[`+
 		ownerRef("ConfigMap", "gone", "00000000-0000-0000-0000-000000000003", false)+`]}}`, http.StatusCreated)
 	gcWait(t, srv, "the dangling dependent collected", func() bool { return !cmExists(srv, "orphaned") })
