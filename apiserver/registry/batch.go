@@ -52,8 +52,12 @@ func batchKinds(Options, services) []*Resource {
 				}
 				// kube-apiserver answers with the object as decoded from
 				// storage, defaulted again: the Job's labels default to its
-				// template's, generated ones included.
-				defaultJob(j)
+				// template's, generated ones included. It validates before
+				// that, so labels that are invalid (the name of a Job longer
+				// than a label value) are refused on the template only.
+				if len(ValidateLabels(j.Spec.Template.Labels, "")) == 0 {
+					defaultJob(j)
+				}
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultJob(o) },
 			SelectableFields: func(o Object) map[string]string {

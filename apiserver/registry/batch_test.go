@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,14 @@ func TestJobPrepareForCreate(t *testing.T) {
 					t.Errorf("labels %v selector %v", j.Spec.Template.Labels, j.Spec.Selector)
 				}
 			}},
+		{"name too long for a label", batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: "Never",
+			Containers: []corev1.Container{{Name: "c", Image: "i"}}}}}, func(t *testing.T, j *batchv1.Job) {
+			if len(j.Labels) != 0 {
+				t.Errorf("the Job got the invalid labels %v", j.Labels)
+			}
+			msg := `Invalid value: "` + strings.Repeat("a", 70) + `": must be no more than 63 bytes`
+			sameCauses(t, r.Validate(j, nil), "spec.template.labels|FieldValueInvalid|"+msg, "spec.template.labels|FieldValueInvalid|"+msg)
+		}},
 		{"manual selector", batchv1.JobSpec{ManualSelector: new(true), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
 			func(t *testing.T, j *batchv1.Job) {
 				if len(j.Spec.Template.Labels) != 0 || len(j.Spec.Selector.MatchLabels) != 1 || len(j.Labels) != 0 {
@@ -59,6 +68,9 @@ func TestJobPrepareForCreate(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", UID: "uid-1"}, Spec: c.spec}
+			if c.name == "name too long for a label" {
+				j.Name = strings.Repeat("a", 70)
+			}
 			r.Default(j)
 			r.PrepareForCreate(j)
 			c.check(t, j)
