@@ -151,10 +151,19 @@ func TestJobGeneratedSelector(t *testing.T) {
 	checkStatus(t, e.get(t, "/apis/apps/v1/namespaces/"+ns+"/replicasets"+q("fieldSelector", "status.replicas=1")), http.StatusBadRequest, "BadRequest",
 		`"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"`)
 
+	// Suspended and never started: where its pods run may change, not
+	// what they run.
+	expect(t, e.patch(t, path+"/once", mergePatch, `{"spec":{"template":{"spec":{"nodeSelector":{"disk":"ssd"}}}}}`), http.StatusOK)
+	st := checkStatus(t, e.patch(t, path+"/once", mergePatch, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.k8s.io/pause:3.8"}]}}}}`),
+		http.StatusUnprocessableEntity, "Invalid", "")
+	if c, _ := field(st, "details", "causes"); c == nil || len(c.([]any)) != 1 || c.([]any)[0].(map[string]any)["field"] != "spec.template.spec" {
+		t.Errorf("causes of a suspended Job's image change: %s", compact(c))
+	}
+
 	// Unsuspended, the template is immutable.
 	expect(t, e.patch(t, path+"/once", mergePatch, `{"spec":{"suspend":false}}`), http.StatusOK)
 	r := e.patch(t, path+"/once", mergePatch, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.k8s.io/pause:3.9"}]}}}}`)
-	st := checkStatus(t, r, http.StatusUnprocessableEntity, "Invalid", "")
+	st = checkStatus(t, r, http.StatusUnprocessableEntity, "Invalid", "")
 	if c, _ := field(st, "details", "causes"); c != nil {
 		cs := c.([]any)
 		m := cs[0].(map[string]any)

@@ -179,8 +179,9 @@ func generateJobSelector(j *batchv1.Job) {
 }
 
 // validateJob checks a Job's spec and, on update, what may not change:
-// its selector, its pod template (unless the Job is suspended), its
-// completion mode, pod failure policy and per-index backoff limit.
+// its selector, completions (unless an Indexed Job scales), its pod
+// template (but where the pods of a suspended Job that never started run),
+// its completion mode, pod failure policy and per-index backoff limit.
 func validateJob(o, old Object) metav1.FieldErrors {
 	j := o.(*batchv1.Job)
 	errs := validateJobSpec(&j.Spec, "spec", true)
@@ -192,8 +193,20 @@ func validateJob(o, old Object) metav1.FieldErrors {
 	if !equalJSON(s.Selector, os.Selector) {
 		errs = append(errs, metav1.FieldInvalid("spec.selector", s.Selector, "field is immutable"))
 	}
-	suspended := (os.Suspend != nil && *os.Suspend) || (s.Suspend != nil && *s.Suspend)
-	if !suspended && !equalJSON(s.Template, os.Template) {
+	if s.Completions != nil && !equalJSON(s.Completions, os.Completions) && !elasticIndexed(s, os) {
+		errs = append(errs, metav1.FieldInvalid("spec.completions", int64(*s.Completions), "field is immutable"))
+	}
+	oj := old.(*batchv1.Job)
+	if os.Suspend != nil && *os.Suspend && oj.Status.StartTime == nil {
+		// A suspended Job that never started may change where its pods
+		// run (and its template's labels and annotations), nothing else.
+		next := s.Template.Spec.DeepCopy()
+		next.NodeSelector, next.Tolerations, next.Affinity, next.SchedulingGates =
+			os.Template.Spec.NodeSelector, os.Template.Spec.Tolerations, os.Template.Spec.Affinity, os.Template.Spec.SchedulingGates
+		if !equalJSON(next, &os.Template.Spec) {
+			errs = append(errs, metav1.FieldInvalid("spec.template.spec", internalValue{s.Template.Spec}, "field is immutable"))
+		}
+	} else if !equalJSON(s.Template, os.Template) {
 		errs = append(errs, metav1.FieldInvalid("spec.template", internalValue{s.Template}, "field is immutable"))
 	}
 	if !equalJSON(s.CompletionMode, os.CompletionMode) {
@@ -206,6 +219,15 @@ func validateJob(o, old Object) metav1.FieldErrors {
 		errs = append(errs, metav1.FieldInvalid("spec.backoffLimitPerIndex", internalValue{s.BackoffLimitPerIndex}, "field is immutable"))
 	}
 	return errs
+}
+
+// elasticIndexed reports whether an update of an Indexed Job scales it,
+// changing completions and parallelism together, which kube-apiserver
+// allows.
+func elasticIndexed(s, old *batchv1.JobSpec) bool {
+	indexed := s.CompletionMode != nil && *s.CompletionMode == batchv1.IndexedCompletion
+	return indexed && s.Parallelism != nil && *s.Parallelism == *s.Completions &&
+		old.Completions != nil && old.Parallelism != nil && *old.Completions == *old.Parallelism
 }
 
 // validateJobSpec checks a Job's spec (at path): its counts, its selector

@@ -106,7 +106,24 @@ func TestValidateJob(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "spec.template" {
 		t.Errorf("template change: %q", causeLines(errs))
 	}
+	// Suspended and never started: only where its pods run may change.
 	old.Spec.Suspend = new(true)
+	errs = validateJob(next, old)
+	if len(errs) != 1 || errs[0].Field != "spec.template.spec" || !strings.HasPrefix(errs[0].ErrorBody(), `Invalid value: {"Volumes":null,`) {
+		t.Errorf("image change of a suspended Job: %q", causeLines(errs))
+	}
+	next = valid()
+	next.Spec.Template.Labels = map[string]string{"a": "b", "x": "y"}
+	next.Spec.Template.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+	sameCauses(t, validateJob(next, old))
+	next.Spec.Completions = new(int32(3))
+	old.Spec.Completions = new(int32(1))
+	sameCauses(t, validateJob(next, old), "spec.completions|FieldValueInvalid|Invalid value: 3: field is immutable")
+	// An Indexed Job scales with completions and parallelism together.
+	for _, j := range []*batchv1.Job{next, old} {
+		j.Spec.CompletionMode = new(batchv1.IndexedCompletion)
+		j.Spec.Parallelism = new(*j.Spec.Completions)
+	}
 	sameCauses(t, validateJob(next, old))
 }
 
