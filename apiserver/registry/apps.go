@@ -41,7 +41,7 @@ func appsKinds(Options, services) []*Resource {
 			PrepareForCreate: func(o Object) {
 				defaultDaemonSet(o)
 				ResetStatus(o)
-				setAnnotation(o, daemonSetTemplateGeneration, "1")
+				setObjectAnnotation(o, daemonSetTemplateGeneration, "1")
 			},
 			PrepareForUpdate: func(o, old Object) {
 				defaultDaemonSet(o)
@@ -63,8 +63,8 @@ func appsKinds(Options, services) []*Resource {
 	}
 }
 
-// setAnnotation sets one annotation of o.
-func setAnnotation(o Object, key, value string) {
+// setObjectAnnotation sets one annotation of o.
+func setObjectAnnotation(o Object, key, value string) {
 	a := o.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
@@ -168,7 +168,7 @@ func defaultDaemonSet(o Object) {
 	// and writes the annotation back whenever it converts to apps/v1, so
 	// the annotation is always there (0 until the strategy sets it).
 	if _, ok := d.Annotations[daemonSetTemplateGeneration]; !ok {
-		setAnnotation(d, daemonSetTemplateGeneration, "0")
+		setObjectAnnotation(d, daemonSetTemplateGeneration, "0")
 	}
 	defaultPodSpec(&d.Spec.Template.Spec)
 }
@@ -185,7 +185,7 @@ func prepareDaemonSetUpdate(d, old *appsv1.DaemonSet) {
 		gen++
 	}
 	if gen > 0 {
-		setAnnotation(d, daemonSetTemplateGeneration, strconv.FormatInt(gen, 10))
+		setObjectAnnotation(d, daemonSetTemplateGeneration, strconv.FormatInt(gen, 10))
 	}
 }
 
@@ -211,7 +211,7 @@ func validateSelectorAndTemplate(sel *metav1.LabelSelector, tmpl *corev1.PodTemp
 			errs = append(errs, metav1.FieldRequired("spec.selector", ""))
 		}
 	} else {
-		errs = append(errs, validateLabelSelector(sel, "spec.selector")...)
+		errs = append(errs, labelSelectorErrors(sel, "spec.selector")...)
 		if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
 			errs = append(errs, metav1.FieldInvalid("spec.selector", sel, "empty selector is invalid for "+kindName))
 		}
@@ -228,7 +228,7 @@ func validateSelectorAndTemplate(sel *metav1.LabelSelector, tmpl *corev1.PodTemp
 
 // selectorMatches reports whether sel selects labels: a nil selector
 // selects nothing, an empty one everything; an invalid one is reported by
-// validateLabelSelector and counts as matching.
+// labelSelectorErrors and counts as matching.
 func selectorMatches(sel *metav1.LabelSelector, labels map[string]string) bool {
 	if sel == nil {
 		return false
@@ -278,13 +278,13 @@ func validateStatefulSet(o, old Object) metav1.FieldErrors {
 		}
 	case appsv1.OnDeleteStatefulSetStrategyType:
 		if sp.UpdateStrategy.RollingUpdate != nil {
-			errs = append(errs, metav1.FieldInvalid("spec.updateStrategy.rollingUpdate", internalValue{sp.UpdateStrategy.RollingUpdate},
+			errs = append(errs, metav1.FieldInvalid("spec.updateStrategy.rollingUpdate", goDump{sp.UpdateStrategy.RollingUpdate},
 				"only allowed for updateStrategy 'RollingUpdate'"))
 		}
 	case "":
 		errs = append(errs, metav1.FieldRequired("spec.updateStrategy", ""))
 	default:
-		errs = append(errs, metav1.FieldInvalid("spec.updateStrategy", internalValue{sp.UpdateStrategy}, "must be 'RollingUpdate' or 'OnDelete'"))
+		errs = append(errs, metav1.FieldInvalid("spec.updateStrategy", goDump{sp.UpdateStrategy}, "must be 'RollingUpdate' or 'OnDelete'"))
 	}
 	if p := sp.PersistentVolumeClaimRetentionPolicy; p != nil {
 		supported := []string{string(appsv1.RetainPersistentVolumeClaimRetentionPolicyType), string(appsv1.DeletePersistentVolumeClaimRetentionPolicyType)}
@@ -313,7 +313,7 @@ func validateStatefulSet(o, old Object) metav1.FieldErrors {
 			errs = append(errs, metav1.FieldInvalid("spec.podManagementPolicy", string(sp.PodManagementPolicy), "field is immutable"))
 		}
 		if !equalJSON(sp.VolumeClaimTemplates, op.VolumeClaimTemplates) {
-			errs = append(errs, metav1.FieldInvalid("spec.volumeClaimTemplates", internalValue{sp.VolumeClaimTemplates}, "field is immutable"))
+			errs = append(errs, metav1.FieldInvalid("spec.volumeClaimTemplates", goDump{sp.VolumeClaimTemplates}, "field is immutable"))
 		}
 	}
 	if sp.Replicas != nil {

@@ -231,7 +231,7 @@ func TestAppsRows(t *testing.T) {
 	}
 }
 
-func TestInternalValue(t *testing.T) {
+func TestGoDumpOfWorkloadTypes(t *testing.T) {
 	cases := []struct {
 		v    any
 		want string
@@ -245,7 +245,7 @@ func TestInternalValue(t *testing.T) {
 		{map[string][]byte{"k": []byte("hi")}, `{"k":"aGk="}`},
 	}
 	for _, c := range cases {
-		got := internalValue{c.v}.String()
+		got := goDump{c.v}.String()
 		if len(got) < len(c.want) || got[:len(c.want)] != c.want {
 			t.Errorf("%T: got  %s\n want %s...", c.v, got, c.want)
 		}

@@ -204,19 +204,19 @@ func validateJob(o, old Object) metav1.FieldErrors {
 		next.NodeSelector, next.Tolerations, next.Affinity, next.SchedulingGates =
 			os.Template.Spec.NodeSelector, os.Template.Spec.Tolerations, os.Template.Spec.Affinity, os.Template.Spec.SchedulingGates
 		if !equalJSON(next, &os.Template.Spec) {
-			errs = append(errs, metav1.FieldInvalid("spec.template.spec", internalValue{s.Template.Spec}, "field is immutable"))
+			errs = append(errs, metav1.FieldInvalid("spec.template.spec", goDump{s.Template.Spec}, "field is immutable"))
 		}
 	} else if !equalJSON(s.Template, os.Template) {
-		errs = append(errs, metav1.FieldInvalid("spec.template", internalValue{s.Template}, "field is immutable"))
+		errs = append(errs, metav1.FieldInvalid("spec.template", goDump{s.Template}, "field is immutable"))
 	}
 	if !equalJSON(s.CompletionMode, os.CompletionMode) {
-		errs = append(errs, metav1.FieldInvalid("spec.completionMode", internalValue{s.CompletionMode}, "field is immutable"))
+		errs = append(errs, metav1.FieldInvalid("spec.completionMode", goDump{s.CompletionMode}, "field is immutable"))
 	}
 	if !equalJSON(s.PodFailurePolicy, os.PodFailurePolicy) {
-		errs = append(errs, metav1.FieldInvalid("spec.podFailurePolicy", internalValue{s.PodFailurePolicy}, "field is immutable"))
+		errs = append(errs, metav1.FieldInvalid("spec.podFailurePolicy", goDump{s.PodFailurePolicy}, "field is immutable"))
 	}
 	if !equalJSON(s.BackoffLimitPerIndex, os.BackoffLimitPerIndex) {
-		errs = append(errs, metav1.FieldInvalid("spec.backoffLimitPerIndex", internalValue{s.BackoffLimitPerIndex}, "field is immutable"))
+		errs = append(errs, metav1.FieldInvalid("spec.backoffLimitPerIndex", goDump{s.BackoffLimitPerIndex}, "field is immutable"))
 	}
 	return errs
 }
@@ -253,7 +253,7 @@ func validateJobSpec(s *batchv1.JobSpec, path string, withSelector bool) metav1.
 		if s.Selector == nil {
 			errs = append(errs, metav1.FieldRequired(path+".selector", ""))
 		} else {
-			errs = append(errs, validateLabelSelector(s.Selector, path+".selector")...)
+			errs = append(errs, labelSelectorErrors(s.Selector, path+".selector")...)
 			if !selectorMatches(s.Selector, s.Template.Labels) {
 				errs = append(errs, metav1.FieldInvalid(path+".template.metadata.labels", s.Template.Labels, "`selector` does not match template `labels`"))
 			}

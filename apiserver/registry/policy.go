@@ -41,7 +41,7 @@ func validatePodDisruptionBudget(o, _ Object) metav1.FieldErrors {
 	s := &o.(*policyv1.PodDisruptionBudget).Spec
 	var errs metav1.FieldErrors
 	if s.MinAvailable != nil && s.MaxUnavailable != nil {
-		errs = append(errs, metav1.FieldInvalid("spec", internalValue{s}, "minAvailable and maxUnavailable cannot be both set"))
+		errs = append(errs, metav1.FieldInvalid("spec", goDump{s}, "minAvailable and maxUnavailable cannot be both set"))
 	}
 	if s.MinAvailable != nil {
 		errs = append(errs, validateIntOrPercent(*s.MinAvailable, "spec.minAvailable")...)
@@ -49,9 +49,7 @@ func validatePodDisruptionBudget(o, _ Object) metav1.FieldErrors {
 	if s.MaxUnavailable != nil {
 		errs = append(errs, validateIntOrPercent(*s.MaxUnavailable, "spec.maxUnavailable")...)
 	}
-	if s.Selector != nil {
-		errs = append(errs, validateLabelSelector(s.Selector, "spec.selector")...)
-	}
+	errs = append(errs, labelSelectorErrors(s.Selector, "spec.selector")...)
 	if p := s.UnhealthyPodEvictionPolicy; p != nil && *p != policyv1.IfHealthyBudget && *p != policyv1.AlwaysAllow {
 		errs = append(errs, metav1.FieldNotSupported("spec.unhealthyPodEvictionPolicy", string(*p), unhealthyPodEvictionPolicies))
 	}
