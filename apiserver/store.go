@@ -148,7 +148,18 @@ func storageKey(res *registry.Resource, namespace, name string) string {
 	if !res.Namespaced {
 		namespace = ""
 	}
-	return keyOf(res.Group, res.Resource, namespace, name)
+	return keyOf(res.Group, keyResource(res), namespace, name)
+}
+
+// keyResource is the resource segment of res's keys: its name, or for a
+// resource stored as another's, its name and version (the view's keys,
+// which sharedStorage maps to the other resource's: autoscaling/v1 and v2
+// HorizontalPodAutoscalers share group and name).
+func keyResource(res *registry.Resource) string {
+	if res.StoredAs != nil {
+		return res.Resource + "." + res.Version
+	}
+	return res.Resource
 }
 
 // sharedStorage returns store seen through a view for each resource of
@@ -159,7 +170,7 @@ func sharedStorage(store storage.Interface, reg *registry.Registry) storage.Inte
 	for _, r := range all {
 		if sa := r.StoredAs; sa != nil {
 			store = storage.Converting(store, storage.Conversion{
-				Prefix: keyOf(r.Group, r.Resource, "", ""), StoragePrefix: keyOf(sa.Group, sa.Resource, "", ""),
+				Prefix: keyOf(r.Group, keyResource(r), "", ""), StoragePrefix: keyOf(sa.Group, sa.Resource, "", ""),
 				ToStorage: sa.ToStorage, FromStorage: sa.FromStorage,
 			})
 		}

@@ -35,6 +35,7 @@ func autoscalingKinds(Options, services) []*Resource {
 			},
 			PrepareForUpdate: func(o, _ Object) { DefaultHorizontalPodAutoscaler(o.(*autoscalingv2.HorizontalPodAutoscaler)) },
 			Printer:          hpaPrinter}),
+		hpaV1Kind(),
 	}
 }
 

@@ -3,10 +3,12 @@ package registry
 import (
 	"encoding/json"
 	"maps"
+	"time"
 
 	autoscalingv1 "github.com/kapi-dev/kapi/api/autoscaling/v1"
 	autoscalingv2 "github.com/kapi-dev/kapi/api/autoscaling/v2"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/resource"
 )
 
@@ -30,6 +32,46 @@ const (
 	// hpaDefaultCPUUtilization is the target of an HPA without metrics.
 	hpaDefaultCPUUtilization = 80
 )
+
+// hpaV1Kind is autoscaling/v1 horizontalpodautoscalers: stored as v2,
+// defaulted by v1's rules (one replica at least; the CPU target comes with
+// the conversion), validated, printed and hashed as v2 objects, as
+// kube-apiserver handles its internal type.
+func hpaV1Kind() *Resource {
+	asV2 := func(o Object) *autoscalingv2.HorizontalPodAutoscaler {
+		if o == nil {
+			return nil
+		}
+		return hpaV1ToV2(o).(*autoscalingv2.HorizontalPodAutoscaler)
+	}
+	def := func(o Object) {
+		if h := o.(*autoscalingv1.HorizontalPodAutoscaler); h.Spec.MinReplicas == nil {
+			h.Spec.MinReplicas = new(int32(1))
+		}
+	}
+	v2 := hpaPrinter
+	return kind[autoscalingv1.HorizontalPodAutoscaler]("autoscaling", "v1", "horizontalpodautoscalers", Resource{Generation: true,
+		Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
+		StoredAs:       &StoredAs{Group: "autoscaling", Resource: "horizontalpodautoscalers", ToStorage: hpaV1ToV2, FromStorage: hpaV2ToV1},
+		StorageVersion: "v2",
+		Default:        def,
+		PrepareForCreate: func(o Object) {
+			def(o)
+			ResetStatus(o)
+		},
+		PrepareForUpdate: func(o, _ Object) { def(o) },
+		Validate: func(o, old Object) metav1.FieldErrors {
+			var prev *autoscalingv2.HorizontalPodAutoscaler
+			if old != nil {
+				prev = asV2(old)
+			}
+			return ValidateHorizontalPodAutoscaler(asV2(o), prev)
+		},
+		Printer: &Printer{Columns: v2.Columns, Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
+			return v2.Row(asV2(o), now)
+		}},
+	})
+}
 
 var hpaRoundTripAnnotations = []string{hpaMetricsAnnotation, hpaBehaviorAnnotation, hpaConditionsAnnotation, hpaCurrentMetricsAnnotation}
 
