@@ -27,6 +27,11 @@ func newTestServer(t *testing.T) *Server {
 	if code, body := serve(t, srv, "POST", "/api/v1/namespaces", `{"metadata":{"name":"t"}}`); code != http.StatusCreated {
 		t.Fatalf("namespace: %d %v", code, body)
 	}
+	// Without a controller manager, pods need their service account made
+	// for them (the ServiceAccount admission plugin refuses them otherwise).
+	if code, body := serve(t, srv, "POST", "/api/v1/namespaces/t/serviceaccounts", `{"metadata":{"name":"default"}}`); code != http.StatusCreated {
+		t.Fatalf("service account: %d %v", code, body)
+	}
 	return srv
 }
 

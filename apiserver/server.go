@@ -150,6 +150,15 @@ type Config struct {
 	// kube-controller-manager's serviceaccount-controller does: give every
 	// active namespace a "default" ServiceAccount (nsdefaults.go).
 	DisableServiceAccountController bool
+	// DisableAdmissionPlugins turns off admission plugins by the names
+	// kube-apiserver's --disable-admission-plugins takes (see
+	// DefaultAdmissionPlugins and admission.go): "ServiceAccount" leaves
+	// pods without a service account and token, "PodSecurity" ignores the
+	// namespaces' pod-security.kubernetes.io labels, "NamespaceLifecycle"
+	// lets objects be created in missing or terminating namespaces and the
+	// system namespaces be deleted, and so on. A name kube-apiserver does
+	// not know fails New.
+	DisableAdmissionPlugins []string
 	// DisableRootCAPublisher turns off what kube-controller-manager's
 	// root-ca-certificate-publisher-controller does: give every active
 	// namespace the kube-root-ca.crt ConfigMap (nsdefaults.go).
@@ -229,6 +238,9 @@ type Server struct {
 
 // New builds a server from cfg.
 func New(cfg Config) (*Server, error) {
+	if err := checkAdmissionPlugins(cfg.DisableAdmissionPlugins); err != nil {
+		return nil, err
+	}
 	if cfg.NameSuffix == nil {
 		cfg.NameSuffix = randomSuffix
 	}

@@ -26,9 +26,11 @@ import (
 //  3. the system fields of a create (prepareCreate, Resource.PrepareForCreate)
 //     or the merge of an update with the stored object (mergeUpdate:
 //     preconditions, status kept or taken, Resource.PrepareForUpdate);
-//  4. the namespace's lifecycle, then admission (Resource.Admit);
+//  4. the namespace's lifecycle, then the mutating admission plugins
+//     (admission.go), then the kind's admission checks (Resource.Admit);
 //  5. metadata.generation, validation (validate: metadata by the kind's
-//     rules, then Resource.Validate);
+//     rules, then Resource.Validate), then the validating admission
+//     plugins (admission.go: PodSecurity, ResourceQuota ...);
 //  6. the storage write (or nothing with DryRun), the completion of a
 //     deletion by an update that removes the last finalizer
 //     (updateOrFinish), and the release or retention of what the resource
@@ -311,7 +313,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 	if st := rs.checkNamespaceExists(ctx, obj.GetNamespace(), obj.GetName()); st != nil {
 		return nil, asError(st)
 	}
-	if st := rs.admitAndValidate(o, nil, obj); st != nil {
+	if st := rs.admitAndValidate(ctx, o, nil, obj); st != nil {
 		return nil, asError(st)
 	}
 	if o.DryRun {
@@ -331,6 +333,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 		return nil, rs.fail(err, obj.GetName(), 0)
 	}
 	stored = true
+	rs.s.afterWrite(ctx, rs.res, created)
 	return created, nil
 }
 
@@ -397,7 +400,7 @@ func (rs resourceStore) Update(ctx context.Context, namespace, name string, want
 		}
 		rs.asDecoded(in)
 		if cur != nil {
-			next, st := rs.mergeUpdate(o, name, cur, in)
+			next, st := rs.mergeUpdate(ctx, o, name, cur, in)
 			if st != nil {
 				return nil, asError(st)
 			}
@@ -410,13 +413,17 @@ func (rs resourceStore) Update(ctx context.Context, namespace, name string, want
 		next.SetResourceVersion("")
 		rs.track(o, nil, next)
 		rs.prepareCreate(next)
-		if st := rs.admitAndValidate(o, nil, next); st != nil {
+		if st := rs.admitAndValidate(ctx, o, nil, next); st != nil {
 			rs.release(next)
 			return nil, asError(st)
 		}
 		return next, nil
 	}
-	return rs.update(ctx, namespace, name, allowCreate, nil, o, try)
+	out, created, err = rs.update(ctx, namespace, name, allowCreate, nil, o, try)
+	if err == nil && !o.DryRun {
+		rs.s.afterWrite(ctx, rs.res, out)
+	}
+	return out, created, err
 }
 
 // update is the driver of every update: it calls try with the stored
@@ -483,7 +490,7 @@ func (rs resourceStore) modify(ctx context.Context, namespace, name string, pre 
 			return cur, nil
 		}
 		rs.asDecoded(in)
-		next, st := rs.mergeUpdate(o, name, cur, in)
+		next, st := rs.mergeUpdate(ctx, o, name, cur, in)
 		if st != nil {
 			return nil, asError(st)
 		}
@@ -501,19 +508,26 @@ func (rs resourceStore) admit(obj, old registry.Object) *metav1.Status {
 }
 
 // admitAndValidate runs admission and validation on a create (old nil) or
-// update.
-func (rs resourceStore) admitAndValidate(o *writeOptions, old, obj registry.Object) *metav1.Status {
+// update: the mutating admission plugins, the kind's checks, validation,
+// the validating admission plugins.
+func (rs resourceStore) admitAndValidate(ctx context.Context, o *writeOptions, old, obj registry.Object) *metav1.Status {
+	if st := rs.s.admitMutating(ctx, rs.res, obj, old); st != nil {
+		return st
+	}
 	if st := rs.admit(obj, old); st != nil {
 		return st
 	}
-	return rs.validate(o, obj, old)
+	if st := rs.validate(o, obj, old); st != nil {
+		return st
+	}
+	return rs.s.admitValidating(ctx, rs.res, obj, old, o)
 }
 
 // mergeUpdate builds the next state of cur from the writer's object: system
 // fields are kept, the status (for updates of the main resource) or everything
 // but the status (for /status) comes from the stored object, the generation
 // moves when the spec changes. It returns cur itself when nothing changes.
-func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storage.Object) (storage.Object, *metav1.Status) {
+func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name string, cur, in storage.Object) (storage.Object, *metav1.Status) {
 	res := rs.res
 	next := res.Copy(in)
 	if rv := next.GetResourceVersion(); rv != "" && rv != cur.GetResourceVersion() {
@@ -550,6 +564,9 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 		if res.PrepareForUpdate != nil {
 			res.PrepareForUpdate(next, cur)
 		}
+		if st := rs.s.admitMutating(ctx, res, next, cur); st != nil {
+			return nil, st
+		}
 		if st := rs.admit(next, cur); st != nil {
 			return nil, st
 		}
@@ -559,6 +576,11 @@ func (rs resourceStore) mergeUpdate(o *writeOptions, name string, cur, in storag
 	}
 	if st := rs.validate(o, next, cur); st != nil {
 		return nil, st
+	}
+	if o.Subresource == "" && !reflect.DeepEqual(next, cur) {
+		if st := rs.s.admitValidating(ctx, res, next, cur, o); st != nil {
+			return nil, st
+		}
 	}
 	if reflect.DeepEqual(next, cur) {
 		return cur, nil
@@ -682,7 +704,7 @@ func dedupFieldErrors(errs metav1.FieldErrors) metav1.FieldErrors {
 // checkNamespaceExists refuses objects in a missing or terminating namespace
 // (golden 47 and 102); name is the object's.
 func (rs resourceStore) checkNamespaceExists(ctx context.Context, ns, name string) *metav1.Status {
-	if !rs.res.Namespaced {
+	if !rs.res.Namespaced || !rs.s.admissionOn("NamespaceLifecycle") {
 		return nil
 	}
 	obj, err := rs.s.store.Get(ctx, namespaceKey(ns), storage.ReadOptions{})
@@ -748,6 +770,7 @@ func (s *Server) updateOrFinish(ctx context.Context, res *registry.Resource, key
 		switch {
 		case err == nil:
 			s.released(res, removed)
+			s.afterRemove(ctx, res, removed)
 			return done.next, nil
 		case errors.Is(err, storage.ErrNotFound):
 			return done.next, nil // removed by a racing update

@@ -224,7 +224,7 @@ func (rs resourceStore) Delete(ctx context.Context, namespace, name string, opts
 // it decided on are still the object's).
 func (rs resourceStore) deleteIf(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (out storage.Object, deleted bool, err error) {
 	res := rs.res
-	if res.Group == "" && res.Resource == "namespaces" && slices.Contains(immortalNamespaces, name) {
+	if res.Group == "" && res.Resource == "namespaces" && slices.Contains(immortalNamespaces, name) && rs.s.admissionOn("NamespaceLifecycle") {
 		return nil, false, asError(metav1.NewForbidden(res.GroupResource(), name, errors.New("this namespace may not be deleted")))
 	}
 	key := rs.key(namespace, name)
@@ -316,7 +316,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 		if err != nil {
 			return nil, false, err
 		}
-		s.released(res, removed)
+		s.removed(ctx, res, removed)
 		return removed, true, nil
 	}
 	out, err := s.store.Delete(ctx, key, nil, func(cur storage.Object) error {
@@ -328,7 +328,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 	if err != nil {
 		return nil, false, err
 	}
-	s.released(res, out)
+	s.removed(ctx, res, out)
 	// A store may mark instead of deleting (a CustomResourceDefinition
 	// waits for its objects to go, crdStore): the response is then the
 	// marked object, as kube-apiserver answers.
@@ -341,4 +341,11 @@ func (s *Server) released(res *registry.Resource, obj storage.Object) {
 	if res.Release != nil {
 		res.Release(obj)
 	}
+}
+
+// removed is released, and what the cluster's controllers do at once
+// when an object goes (afterRemove).
+func (s *Server) removed(ctx context.Context, res *registry.Resource, obj storage.Object) {
+	s.released(res, obj)
+	s.afterRemove(ctx, res, obj)
 }

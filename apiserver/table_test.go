@@ -57,6 +57,7 @@ func tableServer(t *testing.T, age time.Duration) *Server {
 	t.Cleanup(func() { srv.Close() })
 	for _, c := range [][2]string{
 		{"/api/v1/namespaces", `{"metadata":{"name":"t"}}`},
+		{"/api/v1/namespaces/t/serviceaccounts", `{"metadata":{"name":"default"}}`}, // no controller manager makes it
 		{"/api/v1/namespaces/t/configmaps", `{"metadata":{"name":"a"},"data":{"k":"v"}}`},
 		{"/api/v1/namespaces/t/configmaps", `{"metadata":{"name":"b"},"data":{"k":"v","l":"w"}}`},
 		{"/api/v1/namespaces/t/pods", `{"metadata":{"name":"p"},"spec":{"nodeName":"node-a","containers":[{"name":"app","image":"nginx"}]}}`},

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 
@@ -9,31 +8,21 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
 
-// Admission: the mutations and checks of the kube-apiserver v1.32 admission
-// plugins that are enabled by default and change or refuse the built-in kinds
-// kapi serves:
+// Admission: the pieces of kube-apiserver's default admission plugins that
+// concern the kinds of this package alone. The server's admission (package
+// apiserver, admission.go) runs the plugins, reading what they need (the
+// pod's ServiceAccount, PriorityClasses, LimitRanges ...) from its store,
+// and calls these:
 //
-//   - ServiceAccount: a pod without serviceAccountName runs as "default", and
-//     unless it opts out (automountServiceAccountToken: false) every container
-//     and init container mounts a projected token volume
-//     kube-api-access-<5 random characters> read-only at
-//     /var/run/secrets/kubernetes.io/serviceaccount. kube-apiserver also
-//     refuses the pod when the service account does not exist and copies the
-//     account's imagePullSecrets and automount preference; the registry
-//     cannot read other objects, so kapi assumes the account exists, has no
-//     pull secrets and does not opt out.
-//   - Priority: a pod gets the priority and preemption policy of its priority
-//     class, 0 and PreemptLowerPriority when it names none (the cluster has no
-//     global default class), and is refused when it states a different value.
-//     kapi serves no PriorityClass objects; it knows the two built-in classes
-//     (system-cluster-critical, system-node-critical) and accepts any other
-//     name as a class it cannot see, keeping the pod's own values (default 0,
-//     PreemptLowerPriority), so that what a real cluster with that class
-//     accepts kapi accepts too.
-//   - DefaultTolerationSeconds: a pod that does not tolerate the not-ready and
-//     unreachable NoExecute taints tolerates them for 300 seconds.
-//   - TaintNodesByCondition: a new node carries the not-ready NoSchedule taint
-//     until its kubelet reports it ready.
+//   - ServiceAccount: every container and init container mounts a
+//     projected token volume kube-api-access-<5 random characters>
+//     read-only at /var/run/secrets/kubernetes.io/serviceaccount
+//     (MountServiceAccountToken).
+//   - DefaultTolerationSeconds: a pod that does not tolerate the not-ready
+//     and unreachable NoExecute taints tolerates them for 300 seconds
+//     (AddDefaultTolerations).
+//   - TaintNodesByCondition: a new node carries the not-ready NoSchedule
+//     taint until its kubelet reports it ready (TaintNewNode).
 //
 // These apply to pods and nodes only: a deployment's pod template gets the
 // defaults of defaults.go and nothing from here.
@@ -54,8 +43,6 @@ const (
 	taintNodeUnreachable     = "node.kubernetes.io/unreachable"
 	defaultTolerationSeconds = int64(300)
 
-	systemClusterCritical = "system-cluster-critical"
-	systemNodeCritical    = "system-node-critical"
 )
 
 // nameAlphabet is the alphabet of Kubernetes' random name suffixes (no
@@ -72,82 +59,26 @@ func randomSuffix() string {
 	return string(b[:])
 }
 
-// admitPodCreate applies the ServiceAccount, Priority and
-// DefaultTolerationSeconds mutations to a new pod; suffix draws the random
-// part of the token volume's name.
-func admitPodCreate(p *corev1.Pod, suffix func() string) {
-	if _, mirror := p.Annotations[mirrorPodAnnotation]; !mirror {
-		// The kubelet owns a mirror pod's spec; kube-apiserver leaves it alone.
-		if p.Spec.ServiceAccountName == "" {
-			p.Spec.ServiceAccountName = defaultServiceAccountName
-		}
-		p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
-		if p.Spec.AutomountServiceAccountToken == nil || *p.Spec.AutomountServiceAccountToken {
-			mountServiceAccountToken(&p.Spec, suffix)
-		}
-	}
-	if value, policy, known := priorityClass(p.Spec.PriorityClassName); known {
-		if p.Spec.Priority == nil {
-			p.Spec.Priority = new(value)
-		}
-		if p.Spec.PreemptionPolicy == nil {
-			p.Spec.PreemptionPolicy = new(policy)
-		}
-	} else {
-		// A class kapi cannot see: keep what the pod says (see above).
-		if p.Spec.Priority == nil {
-			p.Spec.Priority = new(int32(0))
-		}
-		if p.Spec.PreemptionPolicy == nil {
-			p.Spec.PreemptionPolicy = new(corev1.PreemptLowerPriority)
-		}
-	}
-	addDefaultTolerations(&p.Spec)
+// MirrorPodAnnotation marks a pod the kubelet mirrors from a static pod;
+// kube-apiserver's ServiceAccount plugin leaves its spec alone.
+const MirrorPodAnnotation = mirrorPodAnnotation
+
+// PodQOSClass is the quality-of-service class of a pod spec, as a pod's
+// status carries it.
+func PodQOSClass(spec *corev1.PodSpec) corev1.PodQOSClass { return qosClass(spec) }
+
+// MountServiceAccountToken is mountServiceAccountToken for the server's
+// ServiceAccount admission plugin.
+func MountServiceAccountToken(s *corev1.PodSpec, suffix func() string) {
+	mountServiceAccountToken(s, suffix)
 }
 
-// admitPodUpdate keeps the priority kube-apiserver set at creation when the
-// client leaves it out, and adds the default tolerations again.
-func admitPodUpdate(p, old *corev1.Pod) {
-	if p.Spec.Priority == nil && old.Spec.Priority != nil {
-		p.Spec.Priority = new(*old.Spec.Priority)
-	}
-	if p.Spec.PreemptionPolicy == nil && old.Spec.PreemptionPolicy != nil {
-		p.Spec.PreemptionPolicy = new(*old.Spec.PreemptionPolicy)
-	}
-	addDefaultTolerations(&p.Spec)
-}
+// AddDefaultTolerations is the DefaultTolerationSeconds plugin: see
+// addDefaultTolerations.
+func AddDefaultTolerations(s *corev1.PodSpec) { addDefaultTolerations(s) }
 
-// checkPodCreate refuses a new pod whose priority or preemption policy
-// differs from its priority class's, as the Priority plugin does.
-func checkPodCreate(p *corev1.Pod) error {
-	value, policy, known := priorityClass(p.Spec.PriorityClassName)
-	if !known {
-		return nil
-	}
-	if p.Spec.Priority != nil && *p.Spec.Priority != value {
-		return fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; "+
-			"priority admission controller computed %d from the given PriorityClass name", *p.Spec.Priority, value)
-	}
-	if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy != policy {
-		return fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; "+
-			"priority admission controller computed %s from the given PriorityClass name", *p.Spec.PreemptionPolicy, policy)
-	}
-	return nil
-}
-
-// priorityClass returns the value and preemption policy of a priority class
-// kapi knows: none (the default) and the two classes every cluster has.
-func priorityClass(name string) (int32, corev1.PreemptionPolicy, bool) {
-	switch name {
-	case "":
-		return 0, corev1.PreemptLowerPriority, true
-	case systemClusterCritical:
-		return 2000000000, corev1.PreemptLowerPriority, true
-	case systemNodeCritical:
-		return 2000001000, corev1.PreemptLowerPriority, true
-	}
-	return 0, "", false
-}
+// TaintNewNode is the TaintNodesByCondition plugin: see admitNodeCreate.
+func TaintNewNode(n *corev1.Node) { admitNodeCreate(n) }
 
 // mountServiceAccountToken mounts the projected service account token volume
 // in every container and init container that has nothing mounted at the

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	schedulingv1 "github.com/kapi-dev/kapi/api/scheduling/v1"
+	"github.com/kapi-dev/kapi/apiserver/admission"
 )
 
 func TestPodPrepareForCreate(t *testing.T) {
@@ -104,16 +106,6 @@ func TestPodPrepareForCreate(t *testing.T) {
 			want: func(p *corev1.Pod) {
 				p.Spec.PriorityClassName, p.Spec.Priority = "system-node-critical", new(int32(2000001000))
 			}},
-		{name: "unknown priority class keeps the pod's values",
-			in: func(p *corev1.Pod) {
-				p.Spec.PriorityClassName, p.Spec.Priority, p.Spec.PreemptionPolicy = "high", new(int32(1000)), new(corev1.PreemptNever)
-			},
-			want: func(p *corev1.Pod) {
-				p.Spec.PriorityClassName, p.Spec.Priority, p.Spec.PreemptionPolicy = "high", new(int32(1000)), new(corev1.PreemptNever)
-			}},
-		{name: "unknown priority class without values",
-			in:   func(p *corev1.Pod) { p.Spec.PriorityClassName = "high" },
-			want: func(p *corev1.Pod) { p.Spec.PriorityClassName = "high" }},
 		{name: "QoS class after requests are defaulted",
 			in: func(p *corev1.Pod) {
 				p.Spec.Containers[0].Resources.Limits = quantities("cpu", "1", "memory", "1Gi")
@@ -136,13 +128,41 @@ func TestPodPrepareForCreate(t *testing.T) {
 			if tt.want != nil {
 				tt.want(want)
 			}
-			res.PrepareForCreate(got)
-			sameJSON(t, got, want)
-			if st := res.Admit(got, nil); st != nil {
-				t.Errorf("refused: %s", st.Message)
+			if err := prepareAndAdmitPod(res, got); err != nil {
+				t.Fatalf("refused: %v", err)
 			}
+			sameJSON(t, got, want)
 		})
 	}
+}
+
+// prepareAndAdmitPod is what the server does to a new pod with its default
+// admission plugins, in a namespace whose service accounts exist and
+// without PriorityClass objects: PrepareForCreate, then the pieces of
+// ServiceAccount, Priority and DefaultTolerationSeconds that live here (the
+// plugins themselves are tested in package apiserver).
+func prepareAndAdmitPod(res *Resource, p *corev1.Pod) error {
+	res.PrepareForCreate(p)
+	if _, mirror := p.Annotations[MirrorPodAnnotation]; !mirror {
+		if p.Spec.ServiceAccountName == "" {
+			p.Spec.ServiceAccountName = "default"
+		}
+		p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
+		if p.Spec.AutomountServiceAccountToken == nil || *p.Spec.AutomountServiceAccountToken {
+			MountServiceAccountToken(&p.Spec, fixedSuffix)
+		}
+	}
+	var class *schedulingv1.PriorityClass
+	for _, c := range admission.SystemPriorityClasses {
+		if c.Name == p.Spec.PriorityClassName {
+			class = c
+		}
+	}
+	if err := admission.PriorityAdmitPod(p, class, nil); err != nil {
+		return err
+	}
+	AddDefaultTolerations(&p.Spec)
+	return nil
 }
 
 func TestPodVolumeNameIsRandom(t *testing.T) {
@@ -151,6 +171,7 @@ func TestPodVolumeNameIsRandom(t *testing.T) {
 	for range 20 {
 		p := minimalPod()
 		res.PrepareForCreate(p)
+		MountServiceAccountToken(&p.Spec, randomSuffix)
 		name := p.Spec.Volumes[0].Name
 		if len(name) != len("kube-api-access-xxxxx") || name[:16] != "kube-api-access-" {
 			t.Fatalf("volume name %q", name)
@@ -179,15 +200,14 @@ func TestPodAdmitRefuses(t *testing.T) {
 			`pods "p" is forbidden: the string value of PreemptionPolicy (Never) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`},
 		{"unknown class", func(p *corev1.Pod) {
 			p.Spec.PriorityClassName, p.Spec.Priority = "high", new(int32(5))
-		}, ""},
+		}, `pods "p" is forbidden: no PriorityClass with name high was found`},
 	}
 	res := Builtin().Get("", "v1", "pods")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := minimalPod()
 			tt.in(p)
-			res.PrepareForCreate(p)
-			st := res.Admit(p, nil)
+			st := forbidden(res, p, prepareAndAdmitPod(res, p))
 			switch {
 			case tt.want == "" && st != nil:
 				t.Errorf("refused: %s", st.Message)
@@ -197,9 +217,6 @@ func TestPodAdmitRefuses(t *testing.T) {
 				t.Errorf("got %d %q\nwant 403 %q", st.Code, st.Message, tt.want)
 			}
 		})
-	}
-	if st := res.Admit(minimalPod(), minimalPod()); st != nil {
-		t.Errorf("update refused: %s", st.Message)
 	}
 }
 
@@ -233,6 +250,9 @@ func TestPodPrepareForUpdate(t *testing.T) {
 				tt.want(want)
 			}
 			res.PrepareForUpdate(next, old)
+			// The server's Priority and DefaultTolerationSeconds plugins.
+			admission.PriorityKeepOnUpdate(next, old)
+			AddDefaultTolerations(&next.Spec)
 			sameJSON(t, next, want)
 			sameJSON(t, old, admittedPod()) // old untouched
 		})
@@ -259,6 +279,7 @@ func TestNodePrepareForCreate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := &corev1.Node{Spec: corev1.NodeSpec{Taints: tt.in}}
 			res.PrepareForCreate(n)
+			TaintNewNode(n) // the server's TaintNodesByCondition plugin
 			sameJSON(t, n.Spec.Taints, tt.want)
 			// Updates keep what the client sends (golden 16 goes through /status).
 			next := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{dedicated}}}

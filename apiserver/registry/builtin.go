@@ -110,22 +110,14 @@ func coreKinds(opts Options, svc services) []*Resource {
 		Default: defaultPod,
 		PrepareForCreate: func(o Object) {
 			defaultPod(o)
-			admitPodCreate(o.(*corev1.Pod), opts.NameSuffix)
 			preparePod(o)
 			gatePodScheduling(o.(*corev1.Pod), o.GetCreationTimestamp().Time)
 		},
 		PrepareForUpdate: func(o, old Object) {
 			defaultPodSpecFields(o.(*corev1.Pod))
-			admitPodUpdate(o.(*corev1.Pod), old.(*corev1.Pod))
 		}})
 	pods.GracePeriod = podGracePeriod
 	pods.ReturnDeletedObject = true
-	pods.Admit = func(o, old Object) *metav1.Status {
-		if old != nil {
-			return nil
-		}
-		return forbidden(pods, o, checkPodCreate(o.(*corev1.Pod)))
-	}
 	return []*Resource{
 		kind[corev1.ConfigMap]("", "v1", "configmaps", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateConfigMap}),
@@ -145,7 +137,6 @@ func coreKinds(opts Options, svc services) []*Resource {
 			Default: defaultNode, Validate: validateNode,
 			PrepareForCreate: func(o Object) {
 				defaultNode(o)
-				admitNodeCreate(o.(*corev1.Node))
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultNodeSpec(o.(*corev1.Node)) }}),
 		pods,
@@ -237,6 +228,8 @@ func eventFields(o Object) map[string]string {
 func preparePod(o Object) {
 	p := o.(*corev1.Pod)
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+	// v1's serviceAccount mirrors serviceAccountName.
+	p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
 }
 
 // qosClass computes a pod's quality-of-service class from its containers'
