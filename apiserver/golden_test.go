@@ -261,7 +261,7 @@ func maskClusterIP(v any) any {
 
 // Objects the capture's session created without capturing the request.
 var goldenSetup = map[string][][2]string{
-	"78-delete-with-finalizer":       {{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"fin","finalizers":["example.com/hold"]}}`}},
+	"78-delete-with-finalizer": {{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"fin","finalizers":["example.com/hold"]}}`}},
 	"29-list-configmaps-limit2": {
 		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-0","labels":{"page":"yes"}},"data":{"i":"0"}}`},
 		{"/api/v1/namespaces/golden/configmaps", `{"metadata":{"name":"page-1","labels":{"page":"yes"}},"data":{"i":"1"}}`},

@@ -42,7 +42,6 @@ const (
 	taintNodeNotReady        = "node.kubernetes.io/not-ready"
 	taintNodeUnreachable     = "node.kubernetes.io/unreachable"
 	defaultTolerationSeconds = int64(300)
-
 )
 
 // nameAlphabet is the alphabet of Kubernetes' random name suffixes (no
