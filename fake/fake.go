@@ -62,7 +62,11 @@ type Options struct {
 	// default, as in envtest (which runs no controller manager): a unit test
 	// sees the objects it creates and nothing else, and the objects' UIDs
 	// and names stay the same from run to run, which asynchronous writers
-	// would change.
+	// would change. Without the serviceaccount controller the server's
+	// ServiceAccount admission plugin is off too, as envtest turns it off
+	// (--disable-admission-plugins=ServiceAccount): pods get no service
+	// account and no token volume, instead of being refused for want of
+	// the "default" ServiceAccount.
 	ServiceAccountController, RootCAPublisher bool
 	// DisableNamespaceController keeps deleted namespaces Terminating with
 	// their content, as in envtest, instead of emptying and removing them
@@ -183,6 +187,10 @@ func start(opts Options) (*Fake, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	var disabledPlugins []string
+	if !opts.ServiceAccountController {
+		disabledPlugins = []string{"ServiceAccount"}
+	}
 	srv, err := apiserver.New(apiserver.Config{
 		Registry:         opts.Registry,
 		HistoryWindow:    opts.HistoryWindow,
@@ -196,6 +204,7 @@ func start(opts Options) (*Fake, error) {
 		DisableNamespaceController:      opts.DisableNamespaceController,
 		DisableServiceAccountController: !opts.ServiceAccountController,
 		DisableRootCAPublisher:          !opts.RootCAPublisher,
+		DisableAdmissionPlugins:         disabledPlugins,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fake: starting the server: %w", err)
