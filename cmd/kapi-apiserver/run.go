@@ -33,6 +33,9 @@ type options struct {
 	serviceRange     netip.Prefix
 	nodePortRange    registry.PortRange
 	advertise        netip.Addr // invalid: the listener's address
+	// disabledAdmission are the admission plugins turned off
+	// (parseAdmissionPlugins).
+	disabledAdmission []string
 }
 
 // usageError is a command line that does not parse; main exits with status 2
@@ -60,6 +63,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	serviceRange := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 `CIDR` services' cluster IPs come from; the kubernetes Service gets the first")
 	nodePorts := fs.String("service-node-port-range", registry.DefaultNodePortRange.String(), "`range` of node ports of NodePort and LoadBalancer services (first-last or first+offset)")
 	advertise := fs.String("advertise-address", "", "IP `address` the kubernetes Service's Endpoints point at, not a loopback one (default the listen address, or else the host's first non-loopback IPv4 address, or else 192.0.2.1)")
+	enableAdmission := fs.String("enable-admission-plugins", "", "admission `plugins` to enable in addition to the default ones, as kube-apiserver's flag (kapi implements only the default ones: "+strings.Join(apiserver.DefaultAdmissionPlugins, ", ")+")")
+	disableAdmission := fs.String("disable-admission-plugins", "", "admission `plugins` to disable although they are enabled by default, as kube-apiserver's flag (comma-separated names)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -81,6 +86,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	var err error
 	if o.controllers, err = parseControllers(*controllers); err != nil {
+		return bad("%v", err)
+	}
+	if o.disabledAdmission, err = parseAdmissionPlugins(*enableAdmission, *disableAdmission); err != nil {
 		return bad("%v", err)
 	}
 	if o.serviceRange, err = netip.ParsePrefix(*serviceRange); err != nil || !o.serviceRange.Addr().Is4() || o.serviceRange.Bits() > 30 {
@@ -183,6 +191,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ServiceNodePortRange:  o.nodePortRange,
 		AdvertiseAddress:      advertise,
 		AdvertisePort:         addr.Port,
+
+		DisableAdmissionPlugins: o.disabledAdmission,
 	}
 	applyControllers(&cfg, o.controllers)
 	api, err := apiserver.New(cfg)
