@@ -311,7 +311,8 @@ var kindsCaptureUser = registry.UserInfo{Username: "admin", UID: "admin-uid", Gr
 // controllerWrites is what kube-controller-manager wrote into the objects of
 // a resource in the 3 s between the creates and the captured Table GET
 // (README: deployments, replicasets, statefulsets, jobs, PDBs,
-// resourcequotas; the tokens controller fills service-account-token
+// resourcequotas, whose status kapi computes as the resourcequota
+// controller does, so they are compared in full; the tokens controller fills service-account-token
 // Secrets; the service-cidr controller a ServiceCIDR's finalizer and Ready
 // condition), or kube-apiserver's own APF configuration controller (a
 // FlowSchema's Dangling condition). kapi runs none of these controllers:
@@ -338,7 +339,6 @@ var kindsControllerWrites = map[string]controllerWrites{
 	"daemonsets":             {cells: []string{"Desired", "Current", "Ready", "Up-to-date", "Available"}},
 	"jobs":                   {cells: []string{"Status", "Completions"}},
 	"poddisruptionbudgets":   {cells: []string{"Allowed Disruptions"}},
-	"resourcequotas":         {cells: []string{"Request", "Limit"}},
 	"secrets": {cells: []string{"Data"}, annotations: []string{"kubernetes.io/service-account.uid"},
 		row: func(cells map[string]any) bool { return cells["Type"] == "kubernetes.io/service-account-token" }},
 	// The validatingadmissionpolicy-status controller type-checks each

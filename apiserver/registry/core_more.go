@@ -10,14 +10,9 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
 
-// Finalizers kube-apiserver's StorageObjectInUseProtection admission plugin
-// puts on every new PersistentVolumeClaim and PersistentVolume, so that a
-// claim in use by a pod, or a volume bound to a claim, outlives its delete
-// until kube-controller-manager's protection controllers remove them.
-const (
-	pvcProtectionFinalizer = "kubernetes.io/pvc-protection"
-	pvProtectionFinalizer  = "kubernetes.io/pv-protection"
-)
+// The finalizer kube-apiserver's StorageObjectInUseProtection admission
+// plugin (the server's, admission.go) puts on every new PersistentVolume.
+const pvProtectionFinalizer = "kubernetes.io/pv-protection"
 
 // coreMoreKinds are the rest of the legacy core group: limitranges,
 // resourcequotas, persistentvolumes, persistentvolumeclaims, podtemplates
@@ -58,7 +53,8 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 					t = metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 				}
 				pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &t}
-				addFinalizer(pv, pvProtectionFinalizer)
+				// The pv-protection finalizer is the server's
+				// StorageObjectInUseProtection plugin's (switchable).
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultPersistentVolumeSpec(o.(*corev1.PersistentVolume)) },
 			Validate:         validatePersistentVolume, Warnings: persistentVolumeWarnings, Printer: persistentVolumePrinter, ReturnDeletedObject: true}),
@@ -70,7 +66,8 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 				defaultPersistentVolumeClaim(pvc)
 				pvc.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 				syncDataSource(&pvc.Spec)
-				addFinalizer(pvc, pvcProtectionFinalizer)
+				// The pvc-protection finalizer is the server's
+				// StorageObjectInUseProtection plugin's (switchable).
 			},
 			PrepareForUpdate: func(o, _ Object) {
 				pvc := o.(*corev1.PersistentVolumeClaim)
@@ -105,17 +102,6 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 				return map[string]string{"status.replicas": strconv.FormatInt(int64(rc.Status.Replicas), 10)}
 			}}),
 	}
-}
-
-// addFinalizer appends f to obj's finalizers unless it is there already.
-func addFinalizer(obj Object, f string) {
-	fs := obj.GetFinalizers()
-	for _, x := range fs {
-		if x == f {
-			return
-		}
-	}
-	obj.SetFinalizers(append(fs, f))
 }
 
 // defaultLimitRange applies SetDefaults_LimitRangeItem to every item: a
