@@ -480,16 +480,21 @@ func (s *Server) chargeQuota(ctx context.Context, res *registry.Resource, obj, o
 }
 
 // afterWrite is what the cluster's controllers do at once after obj, of
-// res, is stored: a ResourceQuota's status is computed.
+// res, is stored: a ResourceQuota's status is computed; the quotas of a
+// pod that has finished are counted again (it uses nothing any more).
 func (s *Server) afterWrite(ctx context.Context, res *registry.Resource, obj registry.Object) {
 	if q, ok := obj.(*corev1.ResourceQuota); ok && res.Group == "" && res.Resource == "resourcequotas" {
 		s.recountQuota(ctx, res, q.Namespace, q.Name)
 	}
+	if p, ok := obj.(*corev1.Pod); ok && res.Group == "" && res.Resource == "pods" && admission.PodTerminal(p) {
+		s.recountQuotasOf(ctx, res, obj)
+	}
 }
 
-// afterRemove is what the cluster's controllers do at once after obj, of
-// res, is removed: the quotas of its namespace are counted again.
-func (s *Server) afterRemove(ctx context.Context, res *registry.Resource, obj registry.Object) {
+// recountQuotasOf counts again the quotas of obj's namespace that cover
+// objects of res, as the resourcequota controller does when one is removed
+// or a pod finishes.
+func (s *Server) recountQuotasOf(ctx context.Context, res *registry.Resource, obj registry.Object) {
 	if !res.Namespaced || res.Custom || (res.Group == "" && res.Resource == "resourcequotas") {
 		return
 	}

@@ -24,16 +24,20 @@ import (
 )
 
 // admissionServer is a server with the kinds the admission plugins read
-// and act on registered (bare: no behaviour of their own), a namespace
-// "t" with its default ServiceAccount, and cfg's settings.
+// and act on (those the built-in registry does not serve yet registered
+// bare, without behaviour of their own), a namespace "t" with its default
+// ServiceAccount, and cfg's settings.
 func admissionServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
 	reg := registry.Builtin()
 	bare := func(r *registry.Resource) {
+		if reg.Get(r.Group, r.Version, r.Resource) != nil {
+			return
+		}
 		if r.Singular == "" {
 			r.Singular = strings.ToLower(r.Kind)
 		}
-		if err := reg.Put(r); err != nil {
+		if err := reg.Add(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -186,6 +190,17 @@ func TestAdmissionResourceQuota(t *testing.T) {
 	mustServe(t, srv, "DELETE", pods+"/qp1?gracePeriodSeconds=0", "", http.StatusOK)
 	if u := used(); u != `{"configmaps":"0","pods":"0","requests.cpu":"0"}` {
 		t.Errorf("after the delete: %s", u)
+	}
+	// A pod that has finished uses nothing.
+	done := mustServe(t, srv, "POST", pods, cpuPod("done", "200m"), http.StatusCreated)
+	if u := used(); u != `{"configmaps":"0","pods":"1","requests.cpu":"200m"}` {
+		t.Errorf("after a second pod: %s", u)
+	}
+	done["status"] = map[string]any{"phase": "Succeeded"}
+	b, _ := json.Marshal(done)
+	mustServe(t, srv, "PUT", pods+"/done/status", string(b), http.StatusOK)
+	if u := used(); u != `{"configmaps":"0","pods":"0","requests.cpu":"0"}` {
+		t.Errorf("after the pod finished: %s", u)
 	}
 	mustServe(t, srv, "POST", "/api/v1/namespaces/t/configmaps", `{"metadata":{"name":"a"}}`, http.StatusCreated)
 	if u := used(); u != `{"configmaps":"1","pods":"0","requests.cpu":"0"}` {

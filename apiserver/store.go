@@ -770,7 +770,7 @@ func (s *Server) updateOrFinish(ctx context.Context, res *registry.Resource, key
 		switch {
 		case err == nil:
 			s.released(res, removed)
-			s.afterRemove(ctx, res, removed)
+			s.recountQuotasOf(ctx, res, removed)
 			return done.next, nil
 		case errors.Is(err, storage.ErrNotFound):
 			return done.next, nil // removed by a racing update

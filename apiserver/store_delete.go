@@ -344,8 +344,8 @@ func (s *Server) released(res *registry.Resource, obj storage.Object) {
 }
 
 // removed is released, and what the cluster's controllers do at once
-// when an object goes (afterRemove).
+// when an object goes (recountQuotasOf).
 func (s *Server) removed(ctx context.Context, res *registry.Resource, obj storage.Object) {
 	s.released(res, obj)
-	s.afterRemove(ctx, res, obj)
+	s.recountQuotasOf(ctx, res, obj)
 }
