@@ -313,7 +313,7 @@ func (s *Server) admitValidating(ctx context.Context, res *registry.Resource, ob
 			return st
 		}
 	}
-	if s.admissionOn("ResourceQuota") && res.Namespaced && !res.Custom {
+	if s.admissionOn("ResourceQuota") && res.Namespaced && !res.Custom { // custom resources' counts: not yet
 		if err := s.chargeQuota(ctx, res, obj, old, o.DryRun); err != nil {
 			var se *statusError
 			if errors.As(err, &se) {

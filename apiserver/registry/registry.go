@@ -25,12 +25,13 @@
 // created object reads back as it would from a real cluster: the defaults
 // kube-apiserver applies when it decodes an object (Resource.Default: a
 // pod's restartPolicy, a deployment's strategy, a secret's stringData folded
-// into data, …) and the mutations of its default admission plugins and
-// allocators (Resource.PrepareForCreate and PrepareForUpdate: a pod's
-// service account token volume, tolerations and priority, a node's
-// not-ready taint, a service's cluster IP and IP families). Where kapi
-// differs, it is because a registry cannot read other objects: a pod's
-// service account and priority class are assumed to exist.
+// into data, …) and what its strategies and allocators set
+// (Resource.PrepareForCreate and PrepareForUpdate: a pod's status, a
+// service's cluster IP and IP families). The admission plugins, which read
+// other objects (a pod's ServiceAccount, PriorityClasses, LimitRanges,
+// quotas), are the server's (package apiserver, admission.go); the pieces
+// of them that concern one kind alone are here (admission.go: the token
+// volume, default tolerations, a new node's taint).
 //
 // Cluster IPs and node ports come from allocators that each BuiltinWith call
 // owns, in memory: a server must call Resource.Release when a service is
