@@ -123,13 +123,14 @@ func readObjects[T any](ctx context.Context, s *Server, group, resource, ns stri
 }
 
 // admitMutating runs the mutating admission plugins on a create (old nil)
-// or an update of the resource itself.
-func (s *Server) admitMutating(ctx context.Context, res *registry.Resource, obj, old registry.Object) *metav1.Status {
+// or an update of the resource itself; name is what their refusals call
+// the object.
+func (s *Server) admitMutating(ctx context.Context, res *registry.Resource, name string, obj, old registry.Object) *metav1.Status {
 	refuse := func(err error) *metav1.Status {
 		if err == nil {
 			return nil
 		}
-		return metav1.NewForbidden(res.GroupResource(), obj.GetName(), err)
+		return metav1.NewForbidden(res.GroupResource(), name, err)
 	}
 	switch o := obj.(type) {
 	case *corev1.Pod:

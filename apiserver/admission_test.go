@@ -82,6 +82,12 @@ func TestAdmissionServiceAccount(t *testing.T) {
 	if code != http.StatusForbidden || message(st) != `pods "p1" is forbidden: error looking up service account t/nosa: serviceaccount "nosa" not found` {
 		t.Errorf("missing account: %d %v", code, st)
 	}
+	// Captured from kube-apiserver v1.37.2: a refusal of a mutating plugin
+	// names the object by its generateName, drawn after them.
+	code, st = serve(t, srv, "POST", pods, `{"metadata":{"generateName":"gen-"},"spec":{"serviceAccountName":"nosa","containers":[{"name":"c","image":"i"}]}}`)
+	if code != http.StatusForbidden || message(st) != `pods "gen-" is forbidden: error looking up service account t/nosa: serviceaccount "nosa" not found` {
+		t.Errorf("generated name: %d %v", code, st)
+	}
 	got := mustServe(t, srv, "POST", pods, podJSON("p2", ""), http.StatusCreated)
 	if spec(got)["serviceAccountName"] != "default" || len(spec(got)["volumes"].([]any)) != 1 {
 		t.Errorf("default account: %v", spec(got))

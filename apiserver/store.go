@@ -95,6 +95,11 @@ type writeOptions struct {
 	// Warnings receives the warnings of the write (nil drops them): the
 	// request's handler, which sends them as Warning headers.
 	Warnings warner
+	// nameGenerated is set by a create whose name the server drew from
+	// generateName: the mutating admission plugins name the object by its
+	// generateName in their refusals, as kube-apiserver's, which run
+	// before the name is drawn.
+	nameGenerated bool
 }
 
 // warner receives the warnings of a write.
@@ -313,6 +318,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 	if st := rs.checkNamespaceExists(ctx, obj.GetNamespace(), obj.GetName()); st != nil {
 		return nil, asError(st)
 	}
+	o.nameGenerated = generated
 	if st := rs.admitAndValidate(ctx, o, nil, obj); st != nil {
 		return nil, asError(st)
 	}
@@ -511,7 +517,11 @@ func (rs resourceStore) admit(obj, old registry.Object) *metav1.Status {
 // update: the mutating admission plugins, the kind's checks, validation,
 // the validating admission plugins.
 func (rs resourceStore) admitAndValidate(ctx context.Context, o *writeOptions, old, obj registry.Object) *metav1.Status {
-	if st := rs.s.admitMutating(ctx, rs.res, obj, old); st != nil {
+	name := obj.GetName()
+	if old == nil && o.nameGenerated {
+		name = obj.GetGenerateName()
+	}
+	if st := rs.s.admitMutating(ctx, rs.res, name, obj, old); st != nil {
 		return st
 	}
 	if st := rs.admit(obj, old); st != nil {
@@ -564,7 +574,7 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 		if res.PrepareForUpdate != nil {
 			res.PrepareForUpdate(next, cur)
 		}
-		if st := rs.s.admitMutating(ctx, res, next, cur); st != nil {
+		if st := rs.s.admitMutating(ctx, res, next.GetName(), next, cur); st != nil {
 			return nil, st
 		}
 		if st := rs.admit(next, cur); st != nil {
