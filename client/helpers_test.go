@@ -54,6 +54,10 @@ func newTestServerWith(t testing.TB, cfg apiserver.Config) *testServer {
 	// The cases count the objects they create: no controller adds a
 	// ServiceAccount or the kube-root-ca.crt ConfigMap to their namespaces.
 	cfg.DisableServiceAccountController, cfg.DisableRootCAPublisher = true, true
+	// Without the serviceaccount controller, pods would be refused for want
+	// of their "default" ServiceAccount: the ServiceAccount admission plugin
+	// is off too, as envtest turns it off.
+	cfg.DisableAdmissionPlugins = append(cfg.DisableAdmissionPlugins, "ServiceAccount")
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger()
 	}
