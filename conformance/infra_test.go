@@ -194,7 +194,7 @@ func TestAdmissionRegistrationKinds(t *testing.T) {
 	}
 	checkInvalid(t, e.post(t, group+"mutatingadmissionpolicies", obj{"metadata": obj{"name": "conf-map-" + suffix}, "spec": obj{
 		"matchConstraints": obj{"resourceRules": []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"pods"}}}},
-		"mutations": []any{obj{"patchType": "ApplyConfiguration", "applyConfiguration": obj{"expression": "Object{}"}}}}}),
+		"mutations":        []any{obj{"patchType": "ApplyConfiguration", "applyConfiguration": obj{"expression": "Object{}"}}}}}),
 		"MutatingAdmissionPolicy.admissionregistration.k8s.io", "conf-map-"+suffix, cause{"spec.reinvocationPolicy", "FieldValueRequired", "Required value"})
 }
 
