@@ -116,8 +116,6 @@ var kindsPending = map[string]string{
 	"invalid-resource.k8s.io-deviceclasses": "CEL selectors are not compiled (cel-go is not a dependency yet; the admission policies issue brings it): " +
 		"the syntax error cause is missing",
 
-	"update-immutable-core-pods": "kube-apiserver's message goes on with a diff of " +
-		"its internal PodSpec (Go field names) that kapi does not reproduce",
 	"table-flowcontrol.apiserver.k8s.io-flowschemas": "kube-apiserver sorts FlowSchema rows by matchingPrecedence, then name; " +
 		"a Printer cannot order a list's rows (it needs a hook that apiserver/table.go calls)",
 	"table-apps-daemonsets": "kube-apiserver prints a row's metadata from its internal DaemonSet, which keeps the template generation in its spec " +

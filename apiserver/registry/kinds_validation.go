@@ -261,8 +261,7 @@ func validatePodSpec(o, old Object) metav1.FieldErrors {
 }
 
 // msgPodUpdate is kube-apiserver's refusal of a pod update that changes
-// more than it may. kube-apiserver follows it with a diff of its internal
-// PodSpec (Go field names), which kapi does not reproduce.
+// more than it may; a diff of the two specs (goDiff) follows it.
 const msgPodUpdate = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`," +
 	"`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)," +
 	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
@@ -285,7 +284,7 @@ func podUpdateErrors(p, old *corev1.Pod) metav1.FieldErrors {
 	if reflect.DeepEqual(next, prev) {
 		return nil
 	}
-	return metav1.FieldErrors{metav1.FieldForbidden("spec", msgPodUpdate)}
+	return metav1.FieldErrors{metav1.FieldForbidden("spec", msgPodUpdate+"\n"+goDiff(*prev, *next))}
 }
 
 func podSpecErrors(s *corev1.PodSpec, path string) metav1.FieldErrors {
