@@ -118,9 +118,6 @@ var kindsPending = map[string]string{
 
 	"table-flowcontrol.apiserver.k8s.io-flowschemas": "kube-apiserver sorts FlowSchema rows by matchingPrecedence, then name; " +
 		"a Printer cannot order a list's rows (it needs a hook that apiserver/table.go calls)",
-	"table-apps-daemonsets": "kube-apiserver prints a row's metadata from its internal DaemonSet, which keeps the template generation in its spec " +
-		"and not as the deprecated.daemonset.template.generation annotation that apps/v1 shows; kapi stores the annotation, and the Table " +
-		"writer (apiserver/table.go) has no hook to leave it out of a row's metadata",
 }
 
 // kindsCase is a capture's file name taken apart: create-core-secrets-

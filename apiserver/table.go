@@ -188,7 +188,11 @@ func (tw *tableWriter) row(obj storage.Object, now time.Time) ([]byte, error) {
 		}
 		r.Object.Raw = b
 	case metav1.IncludeMetadata:
-		b, err := kjson.Marshal(partialObjectMetadata(obj, tw.apiVersion))
+		m := partialObjectMetadata(obj, tw.apiVersion)
+		if drop := tw.printer.RowAnnotations; len(drop) > 0 {
+			m.Annotations = registry.WithoutAnnotations(m.Annotations, drop)
+		}
+		b, err := kjson.Marshal(m)
 		if err != nil {
 			return nil, err
 		}

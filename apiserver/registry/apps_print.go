@@ -75,6 +75,7 @@ var daemonSetPrinter = &Printer{
 		wideCol("Images", descImages),
 		wideCol("Selector", "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"),
 	},
+	RowAnnotations: []string{daemonSetTemplateGeneration},
 	Row: func(o Object, now time.Time) ([]any, []metav1.TableRowCondition) {
 		d := o.(*appsv1.DaemonSet)
 		st := d.Status

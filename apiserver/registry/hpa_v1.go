@@ -135,7 +135,7 @@ func hpaV1ToV2(o Object) Object {
 			}
 		}
 	}
-	out.Annotations = dropAnnotations(ann, hpaRoundTripAnnotations)
+	out.Annotations = WithoutAnnotations(ann, hpaRoundTripAnnotations)
 	return out
 }
 
@@ -149,7 +149,7 @@ func hpaV2ToV1(o Object) Object {
 		MinReplicas:    clonePtr(in.Spec.MinReplicas),
 		MaxReplicas:    in.Spec.MaxReplicas,
 	}
-	ann := dropAnnotations(out.Annotations, hpaRoundTripAnnotations)
+	ann := WithoutAnnotations(out.Annotations, hpaRoundTripAnnotations)
 	set := func(k string, v any) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -290,9 +290,9 @@ func metricSpecToV2(m autoscalingv1.MetricSpec) autoscalingv2.MetricSpec {
 	return out
 }
 
-// dropAnnotations returns a copy of ann without keys (nil when nothing is
-// left).
-func dropAnnotations(ann map[string]string, keys []string) map[string]string {
+// WithoutAnnotations returns a copy of ann without keys (nil when nothing
+// is left); ann is not modified.
+func WithoutAnnotations(ann map[string]string, keys []string) map[string]string {
 	out := maps.Clone(ann)
 	for _, k := range keys {
 		delete(out, k)

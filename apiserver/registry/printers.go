@@ -28,6 +28,11 @@ type Printer struct {
 	// Row returns the cells of obj (one per column) and the row conditions,
 	// with ages measured at now.
 	Row func(obj Object, now time.Time) (cells []any, conditions []metav1.TableRowCondition)
+	// RowAnnotations, when set, are annotations a row's metadata leaves out:
+	// kube-apiserver prints the metadata of its internal object, which
+	// keeps some of what the versioned shape carries as annotations in
+	// fields of its own (a DaemonSet's template generation).
+	RowAnnotations []string
 	// NullRows means an empty list prints "rows":null rather than "rows":[]
 	// (kube-apiserver's default printer, for kinds without columns of their
 	// own, never allocates the slice).
