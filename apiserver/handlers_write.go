@@ -30,19 +30,28 @@ func (h *handler) writeOptions(dryRun bool) *writeOptions {
 // failErr writes the Status of an error of the store.
 func (h *handler) failErr(err error) { h.fail(errorStatus(err)) }
 
-func (h *handler) create() {
-	mt, ok := h.negotiate()
-	if !ok {
+// createRequest reads what every create starts with: the answer's media
+// type, the CreateOptions of the query and the body, decoded as an object
+// of res; it records the field manager. When ok is false it has answered.
+func (h *handler) createRequest(res *registry.Resource) (mt codec.MediaType, opts metav1.CreateOptions, obj registry.Object, ok bool) {
+	if mt, ok = h.negotiate(); !ok {
 		return
 	}
 	opts, st := queryOptions(h, metav1.DecodeCreateOptions, metav1.ValidateCreateOptions, "CreateOptions")
-	if st != nil {
-		h.fail(st)
-		return
+	if st == nil {
+		obj, st = h.decodeAs(res)
 	}
-	obj, st := h.decodeBody()
 	if st != nil {
 		h.fail(st)
+		return mt, opts, nil, false
+	}
+	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
+	return mt, opts, obj, true
+}
+
+func (h *handler) create() {
+	mt, opts, obj, ok := h.createRequest(h.res)
+	if !ok {
 		return
 	}
 	if h.ri.Sub != "" {
@@ -53,7 +62,6 @@ func (h *handler) create() {
 		h.fail(st)
 		return
 	}
-	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
 	created, err := h.store().Create(h.r.Context(), obj, h.writeOptions(h.dryRun(opts.DryRun)))
 	if err != nil {
 		h.failErr(err)

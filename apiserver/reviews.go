@@ -23,25 +23,14 @@ import (
 
 // createNotStored answers the create of a resource that is not stored.
 func (h *handler) createNotStored() {
-	mt, ok := h.negotiate()
+	mt, opts, obj, ok := h.createRequest(h.res)
 	if !ok {
-		return
-	}
-	opts, st := queryOptions(h, metav1.DecodeCreateOptions, metav1.ValidateCreateOptions, "CreateOptions")
-	if st != nil {
-		h.fail(st)
-		return
-	}
-	obj, st := h.decodeBody()
-	if st != nil {
-		h.fail(st)
 		return
 	}
 	if st := h.checkNamespace(obj); st != nil {
 		h.fail(st)
 		return
 	}
-	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
 	if h.res.Group == "" && h.res.Resource == "bindings" {
 		h.createBinding(obj, h.dryRun(opts.DryRun)) // binding.go
 		return

@@ -233,19 +233,9 @@ func (s *Server) reviewToken(ctx context.Context, token string, audiences []stri
 
 // serveToken answers POST serviceaccounts/NAME/token: a TokenRequest.
 func (h *handler) serveToken() {
-	mt, ok := h.negotiate()
-	if !ok {
-		return
-	}
-	opts, st := queryOptions(h, metav1.DecodeCreateOptions, metav1.ValidateCreateOptions, "CreateOptions")
-	if st != nil {
-		h.fail(st)
-		return
-	}
 	tokenRes := tokenRequestResource()
-	obj, st := h.decodeAs(tokenRes)
-	if st != nil {
-		h.fail(st)
+	mt, _, obj, ok := h.createRequest(tokenRes)
+	if !ok {
 		return
 	}
 	tr := obj.(*authenticationv1.TokenRequest)
@@ -265,7 +255,6 @@ func (h *handler) serveToken() {
 		h.fail(tokenInvalid(metav1.FieldInvalid("spec.expirationSeconds", n, "may not specify a duration larger than 2^32 seconds")))
 		return
 	}
-	h.manager = managerName(opts.FieldManager, h.r.UserAgent())
 	h.s.storeOf(tokenRes).track(&writeOptions{Manager: h.manager, Subresource: "token"}, nil, tr)
 	if len(tr.Spec.Audiences) == 0 {
 		tr.Spec.Audiences = []string{h.s.issuer()}
