@@ -107,17 +107,10 @@ func TestKindsGolden(t *testing.T) {
 // refused. The list only shrinks: a case that passes fails the test until
 // it is removed.
 var kindsPending = map[string]string{
-	"create-certificates.k8s.io-certificatesigningrequests": "kube-apiserver's field manager resets a CSR's spec as well as its status (the spec is the requester's, filled by the server): " +
-		"managed.go's reset fields are fixed (status, or spec and metadata for /status); a Resource field for them is needed",
-	"full-certificates.k8s.io-certificatesigningrequests":  "as create-certificates.k8s.io-certificatesigningrequests",
-	"table-certificates.k8s.io-certificatesigningrequests": "as create-certificates.k8s.io-certificatesigningrequests (the rows' managedFields)",
 	"table-apiregistration.k8s.io-apiservices": "kapi runs no APIService availability controller: a service-backed APIService stays " +
 		"without conditions (Unknown) where kube-apiserver's marks it False (ServiceNotFound)",
 	"invalid-resource.k8s.io-deviceclasses": "CEL selectors are not compiled (cel-go is not a dependency yet; the admission policies issue brings it): " +
 		"the syntax error cause is missing",
-
-	"table-flowcontrol.apiserver.k8s.io-flowschemas": "kube-apiserver sorts FlowSchema rows by matchingPrecedence, then name; " +
-		"a Printer cannot order a list's rows (it needs a hook that apiserver/table.go calls)",
 }
 
 // kindsCase is a capture's file name taken apart: create-core-secrets-

@@ -40,7 +40,10 @@ func (s *Server) fieldManager(res *registry.Resource, sub string) (*fieldmanager
 		return nil, err
 	}
 	m := fieldmanager.New(schema, res.GroupVersion(), s.cfg.Now).WithKind(res.Kind)
+	fields, custom := res.ResetFields[sub]
 	switch {
+	case custom:
+		m = m.WithResetFields(fields...)
 	case sub == "status", sub == "approval": // approval writes status.conditions
 		m = m.WithResetFields("spec", "metadata")
 	case res.StatusSubresource:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -112,6 +113,18 @@ func (h *handler) listTable(mt codec.MediaType, meta *metav1.ListMeta, items []s
 	if st != nil {
 		h.fail(st)
 		return
+	}
+	if less := tw.printer.Less; less != nil && len(items) > 1 {
+		items = slices.Clone(items)
+		slices.SortStableFunc(items, func(a, b storage.Object) int {
+			switch {
+			case less(a, b):
+				return -1
+			case less(b, a):
+				return 1
+			}
+			return 0
+		})
 	}
 	tw.write(h.s, h.w, http.StatusOK, meta, items)
 }

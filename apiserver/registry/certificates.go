@@ -36,6 +36,9 @@ func certificatesKinds(opts Options, _ services) []*Resource {
 	return []*Resource{
 		kind[certificatesv1.CertificateSigningRequest]("certificates.k8s.io", "v1", "certificatesigningrequests", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
+			// The spec is the server's (requester and request, fixed at
+			// create), as status is: no writer owns either.
+			ResetFields:      map[string][]string{"": {"spec", "status"}},
 			PrepareForCreate: func(o Object) { prepareCSR(o.(*certificatesv1.CertificateSigningRequest), opts.User) },
 			PrepareForUpdate: func(o, old Object) {
 				// The spec is fixed at create: an update of the main

@@ -429,6 +429,13 @@ var flowSchemaPrinter = &Printer{
 		return []any{fs.Name, fs.Spec.PriorityLevelConfiguration.Name, int64(fs.Spec.MatchingPrecedence), method,
 			Age(fs.CreationTimestamp, now), missing}, nil
 	},
+	Less: func(a, b Object) bool {
+		x, y := a.(*flowcontrolv1.FlowSchema), b.(*flowcontrolv1.FlowSchema)
+		if x.Spec.MatchingPrecedence != y.Spec.MatchingPrecedence {
+			return x.Spec.MatchingPrecedence < y.Spec.MatchingPrecedence
+		}
+		return x.Name < y.Name
+	},
 }
 
 var priorityLevelPrinter = &Printer{

@@ -37,6 +37,10 @@ type Printer struct {
 	// (kube-apiserver's default printer, for kinds without columns of their
 	// own, never allocates the slice).
 	NullRows bool
+	// Less, when set, orders a list's rows (a before b), as the printers
+	// of kube-apiserver that sort their lists do (FlowSchemas by
+	// matchingPrecedence, then name); nil keeps the list's order.
+	Less func(a, b Object) bool
 }
 
 // Column descriptions kube-apiserver sends. Those of the ObjectMeta fields

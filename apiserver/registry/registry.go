@@ -92,6 +92,13 @@ type Resource struct {
 	// say, when nil.
 	Subresources []Subresource
 
+	// ResetFields are, per endpoint ("" the resource itself, "status"),
+	// the fields (dotted paths) that writes through it never own in
+	// managedFields: kube-apiserver's strategy's GetResetFields. An
+	// endpoint it does not list resets status on the resource itself of a
+	// kind with a status subresource, spec and metadata on /status (and
+	// /approval).
+	ResetFields map[string][]string
 	// StatusSubresource means the resource has /status: updates of the main
 	// resource keep the stored status, updates of /status change only status.
 	StatusSubresource bool
