@@ -36,6 +36,10 @@ type handler struct {
 }
 
 func (h *handler) serve() {
+	if h.res.Computed != nil {
+		h.serveComputed() // computed.go
+		return
+	}
 	if h.res.Warning != "" { // a deprecated API: every answer says so
 		h.w.Header().Add("Warning", fmt.Sprintf("299 - %q", h.res.Warning))
 	}

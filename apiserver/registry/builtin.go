@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"net/http"
 	"net/netip"
 	"strconv"
 
@@ -31,6 +32,13 @@ type Options struct {
 	// else): a CertificateSigningRequest's spec.username, uid, groups and
 	// extra are filled from it at create (default DefaultUser).
 	User UserInfo
+	// ComponentProbes are the components componentstatuses reports
+	// beside the storage (default DefaultComponentProbes: the scheduler
+	// and the controller manager on loopback), probed with
+	// ComponentClient (default a client that, as kube-apiserver's prober,
+	// does not verify certificates).
+	ComponentProbes []ComponentProbe
+	ComponentClient *http.Client
 }
 
 // Builtin returns a registry holding the built-in resources: core/v1
@@ -100,6 +108,7 @@ var groupKinds = []func(Options, services) []*Resource{
 	coreMoreKinds,
 	virtualKinds,
 	appsKinds, batchKinds, autoscalingKinds, policyKinds,
+	componentStatusKinds,
 }
 
 // coreKinds are the resources of the legacy core group, apps, coordination

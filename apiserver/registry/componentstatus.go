@@ -24,10 +24,52 @@ import (
 // The storage is reported as etcd-0, the name clients look for, healthy
 // when kapi's store answers: it stands in for etcd everywhere else too.
 //
-// NOT WIRED YET: serving it needs a resource whose get and list come from
-// a function rather than from storage, which Resource cannot express; see
-// ComponentStatuses and componentStatusPrinter for what the server would
+// The resource is Computed: a get probes the one component it names, a
+// list all of them, in kube-apiserver's order (scheduler,
+// controller-manager, etcd-0). Options.ComponentProbes and
+// Options.ComponentClient replace the probes and the client that makes
+// them (tests probe servers of their own, or none).
+
+// componentStatusDeprecation is the Warning of every componentstatuses
 // answer.
+const componentStatusDeprecation = "v1 ComponentStatus is deprecated in v1.19+"
+
+func componentStatusKinds(opts Options, _ services) []*Resource {
+	probes := opts.ComponentProbes
+	if probes == nil {
+		probes = DefaultComponentProbes
+	}
+	client := opts.ComponentClient
+	return []*Resource{kind[corev1.ComponentStatus]("", "v1", "componentstatuses", Resource{
+		NotStored: true, Warning: componentStatusDeprecation, Printer: componentStatusPrinter,
+		Computed: func(ctx context.Context, env ComputeEnv, name string) ([]Object, *metav1.Status) {
+			ps, health := probes, env.StorageHealth
+			if name != "" {
+				ps = nil
+				for _, p := range probes {
+					if p.Name == name {
+						ps = []ComponentProbe{p}
+					}
+				}
+				if ps == nil && name != "etcd-0" {
+					// kube-apiserver names the resource by its singular.
+					return nil, metav1.NewNotFound(metav1.GroupResource{Resource: "componentstatus"}, name)
+				}
+			}
+			if health == nil {
+				health = func(context.Context) error { return nil }
+			}
+			statuses := ComponentStatuses(ctx, client, ps, health)
+			out := make([]Object, 0, len(statuses))
+			for i := range statuses {
+				if name == "" || statuses[i].Name == name {
+					out = append(out, &statuses[i])
+				}
+			}
+			return out, nil
+		},
+	})}
+}
 
 // ComponentProbe names a component and the health URL kube-apiserver
 // probes it at.

@@ -56,6 +56,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"reflect"
@@ -92,6 +93,12 @@ type Resource struct {
 	// say, when nil.
 	Subresources []Subresource
 
+	// Computed, when set, answers the resource's get and list (its only
+	// verbs) at each request: the objects of the resource (name "") or
+	// the one called name, or the Status to answer with (404). Such a
+	// resource is NotStored: kube-apiserver's componentstatuses, probes of
+	// the cluster's components.
+	Computed func(ctx context.Context, env ComputeEnv, name string) ([]Object, *metav1.Status)
 	// ResetFields are, per endpoint ("" the resource itself, "status"),
 	// the fields (dotted paths) that writes through it never own in
 	// managedFields: kube-apiserver's strategy's GetResetFields. An
@@ -233,6 +240,12 @@ type Resource struct {
 	// (the reviews, bindings): discovery gives it no storageVersionHash,
 	// and a create is answered by the server's handler for it.
 	NotStored bool
+}
+
+// ComputeEnv is what the server gives a Computed resource.
+type ComputeEnv struct {
+	// StorageHealth returns nil when the server's storage answers.
+	StorageHealth func(context.Context) error
 }
 
 // ScaleSubresource says where the scale subresource reads and writes an
