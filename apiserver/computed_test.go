@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kapi-dev/kapi/apiserver/registry"
@@ -44,7 +46,9 @@ func refused(r *http.Request) (*http.Response, error) {
 // componentstatuses answer as kube-apiserver v1.37.2 answers with no
 // scheduler and no controller manager listening (the captures of
 // testdata/golden-1.37/cluster/componentstatuses-*.json, byte for byte
-// as JSON values), each with the deprecation Warning; the verbs it does
+// as JSON values; kube-apiserver lists the components in the order their
+// probes end, which in the capture is kapi's), each with the deprecation
+// Warning; the verbs it does
 // not serve are 405 without it.
 func TestComponentStatusesGolden(t *testing.T) {
 	srv := componentStatusServer(t, refused)
@@ -106,9 +110,12 @@ func TestComponentStatusesGolden(t *testing.T) {
 // prober words it; a get probes the one component it names; selectors
 // filter a list.
 func TestComponentStatusesProbes(t *testing.T) {
+	var mu sync.Mutex
 	var probed []string
 	srv := componentStatusServer(t, func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
 		probed = append(probed, r.URL.String())
+		mu.Unlock()
 		switch r.URL.Port() {
 		case "10259":
 			return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("ok")), Request: r}, nil
@@ -135,7 +142,7 @@ func TestComponentStatusesProbes(t *testing.T) {
 		probed     []string
 		want       map[string]cond
 	}{
-		{"list", "/api/v1/componentstatuses", []string{"https://127.0.0.1:10259/healthz", "https://127.0.0.1:10257/healthz"}, map[string]cond{
+		{"list", "/api/v1/componentstatuses", []string{"https://127.0.0.1:10257/healthz", "https://127.0.0.1:10259/healthz"}, map[string]cond{
 			"scheduler":          {"True", "ok"},
 			"controller-manager": {"False", "HTTP probe failed with statuscode: 500"},
 			"etcd-0":             {"True", "ok"},
@@ -143,10 +150,10 @@ func TestComponentStatusesProbes(t *testing.T) {
 		{"get scheduler", "/api/v1/componentstatuses/scheduler", []string{"https://127.0.0.1:10259/healthz"}, map[string]cond{"scheduler": {"True", "ok"}}},
 		{"get etcd-0", "/api/v1/componentstatuses/etcd-0", nil, map[string]cond{"etcd-0": {"True", "ok"}}},
 		{"field selector", "/api/v1/componentstatuses?fieldSelector=metadata.name%3Dcontroller-manager",
-			[]string{"https://127.0.0.1:10259/healthz", "https://127.0.0.1:10257/healthz"},
+			[]string{"https://127.0.0.1:10257/healthz", "https://127.0.0.1:10259/healthz"},
 			map[string]cond{"controller-manager": {"False", "HTTP probe failed with statuscode: 500"}}},
 		{"label selector", "/api/v1/componentstatuses?labelSelector=a%3Db",
-			[]string{"https://127.0.0.1:10259/healthz", "https://127.0.0.1:10257/healthz"}, map[string]cond{}},
+			[]string{"https://127.0.0.1:10257/healthz", "https://127.0.0.1:10259/healthz"}, map[string]cond{}},
 	} {
 		probed = nil
 		code, body := serve(t, srv, http.MethodGet, tc.path, "")
@@ -157,6 +164,7 @@ func TestComponentStatusesProbes(t *testing.T) {
 		if got := conds(body); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+		slices.Sort(probed) // the probes run at once
 		if !reflect.DeepEqual(probed, tc.probed) {
 			t.Errorf("%s: probed %q, want %q", tc.name, probed, tc.probed)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -99,11 +100,18 @@ func ComponentStatuses(ctx context.Context, client *http.Client, probes []Compon
 		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}} //nolint:gosec
 		defer client.CloseIdleConnections()
 	}
-	out := make([]corev1.ComponentStatus, 0, len(probes)+1)
-	for _, p := range probes {
-		st, msg := probeComponent(ctx, client, p.URL)
-		out = append(out, componentStatus(p.Name, st, msg))
+	// The probes run at once, as kube-apiserver's do, so that an answer
+	// waits for the slowest probe rather than for all of them in turn;
+	// kube-apiserver lists them in the order they end, kapi in probes'.
+	out := make([]corev1.ComponentStatus, len(probes), len(probes)+1)
+	var wg sync.WaitGroup
+	for i, p := range probes {
+		wg.Go(func() {
+			st, msg := probeComponent(ctx, client, p.URL)
+			out[i] = componentStatus(p.Name, st, msg)
+		})
 	}
+	wg.Wait()
 	if err := storage(ctx); err != nil {
 		out = append(out, componentStatus("etcd-0", corev1.ConditionFalse, err.Error()))
 	} else {
