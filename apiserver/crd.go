@@ -441,6 +441,7 @@ func (c *crdController) registerLocked(crd *apiextensionsv1.CustomResourceDefini
 			}
 		}
 		sc.resources = next
+		c.s.localAPIServicesChanged() // apiservices.go
 	}
 	sc.uid, sc.group, sc.names = crd.UID, crd.Spec.Group, crd.Status.AcceptedNames
 	return nil
@@ -478,6 +479,7 @@ func (c *crdController) unregisterLocked(name string) {
 		c.s.reg.Remove(r.Group, r.Version, r.Resource)
 	}
 	delete(c.crds, name)
+	c.s.localAPIServicesChanged() // apiservices.go
 }
 
 func setCRDCondition(crd *apiextensionsv1.CustomResourceDefinition, typ apiextensionsv1.CustomResourceDefinitionConditionType,

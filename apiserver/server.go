@@ -163,6 +163,12 @@ type Config struct {
 	// root-ca-certificate-publisher-controller does: give every active
 	// namespace the kube-root-ca.crt ConfigMap (nsdefaults.go).
 	DisableRootCAPublisher bool
+	// DisableLocalAPIServices turns off what kube-apiserver's autoregister
+	// controller does: keep one APIService per group version the server
+	// serves, custom resources' included (apiservices.go). With
+	// SkipSystemNamespaces, as the other objects the server makes for
+	// itself, they are not made either.
+	DisableLocalAPIServices bool
 	// RootCA is the PEM bundle of the CA that verifies the server's serving
 	// certificate, published as ca.crt of every kube-root-ca.crt ConfigMap.
 	// A server without TLS has none and publishes an empty ca.crt: there is
@@ -234,6 +240,8 @@ type Server struct {
 	gc         *garbageCollector
 	openapi    openAPICache // the documents of /openapi (openapi.go)
 	tokenKey   tokenKey     // signs service account tokens (token.go)
+	// apiServicesKick asks for a sync of the local APIServices (apiservices.go).
+	apiServicesKick chan struct{}
 }
 
 // New builds a server from cfg.
@@ -286,7 +294,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version.GitVersion == "" {
 		cfg.Version = defaultVersion()
 	}
-	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096)}
+	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096), apiServicesKick: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if s.store == nil {
 		s.store = storage.NewMemory(storage.MemoryConfig{
@@ -312,6 +320,12 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.startKubernetesServiceController() // stopped by Close
 		if err := s.createSystemPriorityClasses(s.ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if !cfg.SkipSystemNamespaces && !cfg.DisableLocalAPIServices {
+		if err := s.startLocalAPIServices(); err != nil { // apiservices.go
 			s.Close()
 			return nil, err
 		}

@@ -68,6 +68,11 @@ type Options struct {
 	// account and no token volume, instead of being refused for want of
 	// the "default" ServiceAccount.
 	ServiceAccountController, RootCAPublisher bool
+	// LocalAPIServices turns on the APIServices the server keeps for the
+	// group versions it serves (apiserver.Config.DisableLocalAPIServices):
+	// off by default for the same reasons, the ones of custom resources'
+	// group versions being written as CRDs come and go.
+	LocalAPIServices bool
 	// DisableNamespaceController keeps deleted namespaces Terminating with
 	// their content, as in envtest, instead of emptying and removing them
 	// (apiserver.Config.DisableNamespaceController).
@@ -205,6 +210,7 @@ func start(opts Options) (*Fake, error) {
 		DisableServiceAccountController: !opts.ServiceAccountController,
 		DisableRootCAPublisher:          !opts.RootCAPublisher,
 		DisableAdmissionPlugins:         disabledPlugins,
+		DisableLocalAPIServices:         !opts.LocalAPIServices,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fake: starting the server: %w", err)

@@ -18,7 +18,9 @@ import (
 func apiregistrationKinds(Options, services) []*Resource {
 	return []*Resource{
 		kind[apiregistrationv1.APIService]("apiregistration.k8s.io", "v1", "apiservices", Resource{
-			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
+			// A name is version.group, "v1." for the legacy group: it only
+			// has to fit in a path.
+			Meta: builtinMeta(NameIsPathSegment), StatusMetadata: statusMetadata(false, false),
 			Default: defaultAPIService,
 			PrepareForCreate: func(o Object) {
 				defaultAPIService(o)
@@ -68,6 +70,9 @@ func validateAPIService(o, _ Object) metav1.FieldErrors {
 	var errs metav1.FieldErrors
 	if want := s.Version + "." + s.Group; a.Name != want {
 		errs = append(errs, metav1.FieldInvalid("metadata.name", a.Name, "must be `spec.version+\".\"+spec.group`: \""+want+"\""))
+	}
+	if s.Group == "" && s.Version != "v1" {
+		errs = append(errs, metav1.FieldRequired("spec.group", "only v1 may have an empty group and it better be legacy kube"))
 	}
 	if s.Group != "" {
 		for _, msg := range ValidateDNS1123Subdomain(s.Group) {

@@ -166,6 +166,12 @@ func TestInfraValidation(t *testing.T) {
 			[]string{"metadata.name: Invalid value: \"kinds-bad.golden.example.com\": must be `spec.version+\".\"+spec.group`: \"v1.golden.example.com\"",
 				"spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000",
 				"spec.versionPriority: Invalid value: 0: must be positive and less than 1000"}},
+		// As kube-apiserver v1.37.2 answers a create of each.
+		{"apiservice without group", validateAPIService, &apiregistrationv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: "v9."},
+			Spec: apiregistrationv1.APIServiceSpec{Version: "v9", GroupPriorityMinimum: 10, VersionPriority: 10}}, nil,
+			[]string{"spec.group: Required value: only v1 may have an empty group and it better be legacy kube"}},
+		{"apiservice of the legacy group", validateAPIService, &apiregistrationv1.APIService{ObjectMeta: metav1.ObjectMeta{Name: "v1."},
+			Spec: apiregistrationv1.APIServiceSpec{Version: "v1", GroupPriorityMinimum: 18000, VersionPriority: 1}}, nil, nil},
 		{"storageversionmigration immutable", validateStorageVersionMigration,
 			&storagemigrationv1.StorageVersionMigration{Spec: storagemigrationv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Resource: "secrets"}}},
 			&storagemigrationv1.StorageVersionMigration{Spec: storagemigrationv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Resource: "configmaps"}}},
@@ -434,7 +440,7 @@ func TestLocalAPIServices(t *testing.T) {
 	for _, a := range LocalAPIServices(g, now) {
 		byName[a.Name] = a
 		names = append(names, a.Name)
-		if errs := validateAPIService(a, nil); a.Name != "v1." && len(errs) > 0 {
+		if errs := validateAPIService(a, nil); len(errs) > 0 {
 			t.Errorf("%s is invalid: %q", a.Name, causes(errs))
 		}
 	}
