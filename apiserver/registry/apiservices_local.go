@@ -44,8 +44,9 @@ var apiServicePriorities = map[string][2]int32{
 	"autoscaling/v2":                  {17500, 30},
 }
 
-// LocalAPIServices returns the APIService of each group version g serves,
-// as kube-apiserver's aggregator creates them: a built-in group version
+// LocalAPIServices returns the APIService of each group version g serves
+// (but apiregistration.k8s.io's), as kube-apiserver's aggregator creates
+// them: a built-in group version
 // with its priorities, any other (a custom resource's) with 1000 and 100,
 // sorted by name.
 // Their status is Available (Local) since now; a server stores them as its
@@ -53,6 +54,9 @@ var apiServicePriorities = map[string][2]int32{
 func LocalAPIServices(g *Registry, now metav1.Time) []*apiregistrationv1.APIService {
 	var out []*apiregistrationv1.APIService
 	for _, group := range g.GroupOrder() {
+		if group == "apiregistration.k8s.io" {
+			continue // the aggregator's own group has none
+		}
 		for _, version := range g.Groups()[group] {
 			prio, builtin := apiServicePriorities[group+"/"+version]
 			label := "onstart"
