@@ -41,6 +41,7 @@ func TestLocalAPIServicesGolden(t *testing.T) {
 		for _, it := range list["items"].([]any) {
 			o := it.(map[string]any)
 			meta := o["metadata"].(map[string]any)
+			created := meta["creationTimestamp"]
 			for _, k := range []string{"uid", "resourceVersion", "creationTimestamp"} {
 				if _, ok := meta[k]; !ok {
 					t.Errorf("%s has no %s", meta["name"], k)
@@ -53,6 +54,10 @@ func TestLocalAPIServicesGolden(t *testing.T) {
 			}
 			conds, _ := o["status"].(map[string]any)["conditions"].([]any)
 			for _, c := range conds {
+				// Available since the creation, as kube-apiserver's.
+				if c := c.(map[string]any); c["lastTransitionTime"] != created {
+					t.Errorf("%s: available since %v, created %v", meta["name"], c["lastTransitionTime"], created)
+				}
 				delete(c.(map[string]any), "lastTransitionTime")
 			}
 			// kube-apiserver lists with kind and apiVersion on each item

@@ -56,11 +56,16 @@ func LocalAPIServiceCondition(now metav1.Time) apiregistrationv1.APIServiceCondi
 }
 
 // prepareAPIService clears a new APIService's status; a local one is
-// Available at once.
+// Available at once: since its creation (the server's clock), as
+// kube-apiserver's are.
 func prepareAPIService(a *apiregistrationv1.APIService) {
 	a.Status = apiregistrationv1.APIServiceStatus{}
 	if a.Spec.Service == nil {
-		a.Status.Conditions = []apiregistrationv1.APIServiceCondition{LocalAPIServiceCondition(metav1.Now())}
+		since := a.CreationTimestamp
+		if since.IsZero() {
+			since = metav1.Now()
+		}
+		a.Status.Conditions = []apiregistrationv1.APIServiceCondition{LocalAPIServiceCondition(since)}
 	}
 }
 
