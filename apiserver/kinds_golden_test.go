@@ -777,9 +777,6 @@ var kindsVirtualPending = map[string]string{
 	"review-authorization.k8s.io-subjectaccessreviews-allowed":        "allowed, but without RBAC's reason (issue 17)",
 	"review-authorization.k8s.io-selfsubjectrulesreviews":             "kapi's authorizer lists * rules until it has RBAC (issue 17)",
 	"review-authentication.k8s.io-tokenreviews":                       "kapi authenticates no static tokens (the admin's); issue 17",
-	"subresource-certificates.k8s.io-certificatesigningrequests-approval": "the request's create entry of managedFields owns its spec " +
-		"(kindsPending: create-certificates.k8s.io-certificatesigningrequests); the approval's own entry is as the capture's",
-	"subresource-certificates.k8s.io-certificatesigningrequests-approval-deny": "as subresource-certificates.k8s.io-certificatesigningrequests-approval",
 	"subresource-certificates.k8s.io-certificatesigningrequests-signed": "kapi runs no CSR signer (kube-controller-manager's csrsigning " +
 		"controller): the approved request has no certificate",
 	"subresource-certificates.k8s.io-certificatesigningrequests-table-after-approval": "the Condition of the approved request is " +

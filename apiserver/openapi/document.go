@@ -170,11 +170,11 @@ func Build(resources []*registry.Resource, opts Options) (*Documents, error) {
 			}
 		}
 		gvkOf[kindDef] = appendGVK(gvkOf[kindDef], gvkExt(r, r.Kind))
-		if r.NotStored {
+		if r.NotStored && !r.HasVerb("list") {
 			// A resource that is only created (a review, bindings) has
 			// no list and one path: the create.
 			gv.roots = append(gv.roots, kindDef)
-			for _, p := range createPath(r, kindDef) {
+			for _, p := range servedPaths(r, kindDef, "") {
 				v2Paths[p.path] = pathV2(r, p)
 				gv.paths[p.path] = pathV3(r, p)
 			}
@@ -189,6 +189,9 @@ func Build(resources []*registry.Resource, opts Options) (*Documents, error) {
 		}
 		gv.roots = append(gv.roots, kindDef, listDef)
 		paths := resourcePaths(r, kindDef, listDef)
+		if r.NotStored { // its verbs only (componentstatuses: get and list)
+			paths = servedPaths(r, kindDef, listDef)
+		}
 		if opts.Scale != nil && opts.Scale(r) {
 			scaleDef := defs.ref(reflect.TypeFor[scale]())
 			paths = append(paths, scalePath(r, scaleDef))

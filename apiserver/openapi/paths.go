@@ -170,22 +170,36 @@ func resourcePaths(r *registry.Resource, kindDef, listDef string) []pathItem {
 	return out
 }
 
-// createPath is the one path of a resource that is only created: its
-// collection, with the create, as kube-apiserver documents a review's or
-// bindings'.
-func createPath(r *registry.Resource, kindDef string) []pathItem {
-	p := resourcePaths(r, kindDef, "")[0]
-	for _, op := range p.ops {
-		if op.method == "post" {
-			// Its parameters are the path's, as for any path with one
-			// operation.
-			p.params = append(append([]param(nil), op.params...), p.params...)
-			op.params = nil
-			p.ops = []operation{op}
+// servedPaths are the paths of a resource that is not stored, with the
+// operations of its verbs only, as kube-apiserver documents them: a
+// review's or bindings' create, componentstatuses' list and get. A path
+// left with one operation takes the operation's parameters, as any such
+// path.
+func servedPaths(r *registry.Resource, kindDef, listDef string) []pathItem {
+	var out []pathItem
+	for _, p := range resourcePaths(r, kindDef, listDef)[:2] { // the collection and the item
+		var ops []operation
+		for _, op := range p.ops {
+			if r.HasVerb(actionVerbs[op.action]) {
+				ops = append(ops, op)
+			}
 		}
+		if len(ops) == 0 {
+			continue
+		}
+		if len(ops) == 1 {
+			p.params = append(append([]param(nil), ops[0].params...), p.params...)
+			ops[0].params = nil
+		}
+		p.ops = ops
+		out = append(out, p)
 	}
-	return []pathItem{p}
+	return out
 }
+
+// actionVerbs are the verbs of the x-kubernetes-action of operations.
+var actionVerbs = map[string]string{"list": "list", "post": "create", "deletecollection": "deletecollection",
+	"get": "get", "put": "update", "patch": "patch", "delete": "delete"}
 
 // scalePath is the scale subresource of r: get, replace and patch of an
 // autoscaling/v1 Scale (served as JSON and YAML).
