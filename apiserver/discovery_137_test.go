@@ -21,8 +21,7 @@ import (
 // notServedYet are the resources of kube-apiserver v1.37.2's discovery
 // that kapi does not serve yet (issue 13 is to serve them all). The test
 // fails when this list is not exactly what is missing, so it only shrinks.
-var notServedYet = map[string]bool{
-}
+var notServedYet = map[string]bool{}
 
 func discovery137(t *testing.T, name string) []byte {
 	t.Helper()
