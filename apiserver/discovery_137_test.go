@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -17,11 +16,6 @@ import (
 	"github.com/kapi-dev/kapi/internal/golden"
 	"github.com/kapi-dev/kapi/internal/kjson"
 )
-
-// notServedYet are the resources of kube-apiserver v1.37.2's discovery
-// that kapi does not serve yet (issue 13 is to serve them all). The test
-// fails when this list is not exactly what is missing, so it only shrinks.
-var notServedYet = map[string]bool{}
 
 func discovery137(t *testing.T, name string) []byte {
 	t.Helper()
@@ -91,17 +85,8 @@ func TestDiscoveryMatchesV137(t *testing.T) {
 			t.Errorf("%s: kapi serves %s, kube-apiserver v1.37.2 does not", path, key)
 		}
 	}
-	var gotMissing, wantMissing []string
-	for k := range missing {
-		gotMissing = append(gotMissing, k)
-	}
-	for k := range notServedYet {
-		wantMissing = append(wantMissing, k)
-	}
-	sort.Strings(gotMissing)
-	sort.Strings(wantMissing)
-	if !slices.Equal(gotMissing, wantMissing) {
-		t.Errorf("resources not served: %q\nnotServedYet lists %q", gotMissing, wantMissing)
+	for key := range missing {
+		t.Errorf("kapi does not serve %s, kube-apiserver v1.37.2 does", key)
 	}
 
 	// The legacy documents: every APIResourceList entry of a served resource

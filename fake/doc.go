@@ -66,9 +66,10 @@
 //
 // By default UIDs count up (00000000-0000-0000-0000-000000000001, …) and
 // generated names end in counting suffixes (bbbbb, bbbbc, …), per Fake, so
-// a test sees the same values on every run; the four system namespaces and
-// the kubernetes Service, Endpoints and EndpointSlice every server creates
-// take the first seven UIDs. Options.Now injects the
+// a test sees the same values on every run; the objects every server
+// creates at start (the four system namespaces, the kubernetes Service,
+// Endpoints and EndpointSlice, the system PriorityClasses) take the first
+// UIDs. Options.Now injects the
 // clock behind creation and deletion timestamps (the wall clock by
 // default); Options.NewUID and Options.NameSuffix replace the generators.
 //

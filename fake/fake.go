@@ -32,9 +32,8 @@ type Options struct {
 	Now func() time.Time
 	// NewUID makes object UIDs. Default: sequential,
 	// 00000000-0000-0000-0000-000000000001, …-000000000002, … counted per
-	// Fake, so that the same test gets the same UIDs on every run (the four
-	// system namespaces and the kubernetes Service, Endpoints and
-	// EndpointSlice, which every server creates, take the first seven).
+	// Fake, so that the same test gets the same UIDs on every run (the
+	// objects every server creates at start take the first ones).
 	NewUID func() metav1.UID
 	// NameSuffix makes the suffix of names made from generateName (and of
 	// names the server makes up itself, such as a pod's token volume).
