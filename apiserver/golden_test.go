@@ -21,11 +21,7 @@ var goldenPending = map[string]string{
 	// specific compacted revisions and are covered by conformance cases instead.
 	"98-watch-too-old-rv": "needs the capture's revision history", "100-list-expired-continue": "needs compaction",
 	"103-list-exact-compacted-rv": "needs compaction", "104-watch-compacted-rv": "needs compaction",
-	// Discovery documents list every resource of a full cluster; kapi serves a
-	// subset (golden.NotYet; compared structurally in TestDiscovery).
-	"02-discovery-api-v1": golden.NotYet["02-discovery-api-v1"], "03-discovery-apis": golden.NotYet["03-discovery-apis"],
-	"04-discovery-apps-v1": golden.NotYet["04-discovery-apps-v1"],
-	"05-version":           "version differs by design",
+	"05-version": "version differs by design",
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)

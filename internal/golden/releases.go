@@ -166,15 +166,6 @@ type Canonical struct {
 	Canonicalize func(x *Exchange) error
 }
 
-// NotYet lists the cases whose v1.37.2 answer kapi cannot give yet, and why.
-// Tests compare these only structurally.
-var NotYet = map[string]string{
-	"02-discovery-api-v1": "v1.37 serves 39 resources in the core group; kapi serves a subset until every built-in kind is served (issue 13)",
-	"03-discovery-apis":   "v1.37 serves 21 groups; kapi serves a subset until every built-in kind is served (issue 13)",
-	"04-discovery-apps-v1": "v1.37 serves controllerrevisions, daemonsets, replicasets and statefulsets beside deployments; " +
-		"kapi serves deployments only until every built-in kind is served (issue 13)",
-}
-
 const (
 	podGenerationNote         = "pods have no metadata.generation (v1.37 sets 1 at creation and bumps it on spec changes)"
 	podObservedGenerationNote = "v1.37's schema has status.observedGeneration and status.conditions[].observedGeneration, written as 0 in protobuf"
