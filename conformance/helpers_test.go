@@ -38,6 +38,21 @@ type env struct {
 
 	rootCAOnce      sync.Once
 	publishesRootCA bool
+
+	kapiOnce sync.Once
+	isKapi   bool
+}
+
+// kapi reports whether the target is kapi's reference server (in-process,
+// or the binary, whose /version says -kapi): it runs none of
+// kube-controller-manager's controllers, and computes from specs what a
+// cluster reads from the status those controllers write.
+func (e *env) kapi(t testing.TB) bool {
+	t.Helper()
+	e.kapiOnce.Do(func() {
+		e.isKapi = e.inProcess || strings.HasSuffix(str(expect(t, e.get(t, "/version"), http.StatusOK), "gitVersion"), "-kapi")
+	})
+	return e.isKapi
 }
 
 // within is d scaled by the target's patience.

@@ -137,7 +137,7 @@ func TestEviction(t *testing.T) {
 		expect(t, e.post(t, pods, pod(p.name, "", map[string]string{"evict": p.label})), http.StatusCreated)
 		expect(t, e.patch(t, pods+"/"+p.name+"/status", mergePatch, `{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}`), http.StatusOK)
 	}
-	if withBudgets && !e.inProcess {
+	if withBudgets && !e.kapi(t) {
 		// kube-controller-manager's disruption controller computes what
 		// the budgets allow; the eviction reads it.
 		for _, name := range []string{"block", "allow"} {
