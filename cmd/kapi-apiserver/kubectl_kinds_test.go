@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kapi-dev/kapi/internal/golden"
 )
@@ -326,13 +327,39 @@ func wantCapture(t *testing.T, out, name string) {
 	}
 }
 
-// kubectl's default allowlist of apply --prune (kubectl 1.32): it lists
-// each of these kinds, and fails if the server does not serve one.
+// kubectl's default allowlist of apply --prune: kubectl 1.32 lists these
+// resources (-v=6 against v1.37.2 shows), and fails if one is not served.
 var pruneAllowlist = []string{
 	"/v1/configmaps", "/v1/endpoints", "/v1/namespaces", "/v1/persistentvolumeclaims",
 	"/v1/persistentvolumes", "/v1/pods", "/v1/replicationcontrollers", "/v1/secrets",
 	"/v1/services", "batch/v1/jobs", "batch/v1/cronjobs", "networking.k8s.io/v1/ingresses",
 	"apps/v1/daemonsets", "apps/v1/deployments", "apps/v1/replicasets", "apps/v1/statefulsets",
+}
+
+// newNamespace creates namespace ns and waits for its default
+// ServiceAccount, which the serviceaccount controller makes (pods need
+// it, as on a cluster, and create token asks for its token).
+func (s *testServer) newNamespace(t *testing.T, ns string) {
+	t.Helper()
+	s.mustKubectl(t, "", "create", "namespace", ns)
+	deadline := time.Now().Add(startTimeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		resp, err := s.client.Get(s.url + "/api/v1/namespaces/" + ns + "/serviceaccounts/default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no ServiceAccount default in %s after %v: %s", ns, startTimeout, resp.Status)
+		}
+		<-tick.C
+	}
 }
 
 // TestKubectlKinds runs the kubectl commands that need more kinds than
@@ -351,7 +378,7 @@ func TestKubectlKinds(t *testing.T) {
 	s := startServer(t, "--service-cluster-ip-range=10.0.0.0/24")
 	const ns = "kubectl-cmds"
 	n := []string{"-n", ns}
-	s.mustKubectl(t, "", "create", "namespace", ns)
+	s.newNamespace(t, ns)
 
 	t.Run("create job", func(t *testing.T) {
 		s.needServed(t, "batch/v1/jobs")
@@ -432,7 +459,7 @@ func TestKubectlKinds(t *testing.T) {
 		s.needServed(t, "/v1/pods", "/v1/services", "/v1/replicationcontrollers",
 			"apps/v1/daemonsets", "apps/v1/deployments", "apps/v1/replicasets", "apps/v1/statefulsets",
 			"autoscaling/v2/horizontalpodautoscalers", "batch/v1/cronjobs", "batch/v1/jobs")
-		s.mustKubectl(t, "", "create", "namespace", "kubectl-all")
+		s.newNamespace(t, "kubectl-all")
 		s.mustKubectl(t, kubectlTestdata(t, "get-all.yaml"), "-n", "kubectl-all", "create", "-f", "-")
 		wantCapture(t, s.mustKubectl(t, "", "-n", "kubectl-all", "get", "all"), "get-all.txt")
 	})
