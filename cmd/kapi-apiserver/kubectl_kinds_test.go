@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -22,12 +21,6 @@ import (
 // kinds of Kubernetes 1.37 (issue 13). What each expects is what kubectl
 // printed against a kube-apiserver v1.37.2 (testdata/kubectl/ and the
 // discovery captures), modulo names, ages, uids and resource versions.
-//
-// Until kapi serves every resource, a command that needs one kapi does not
-// serve yet is skipped, naming it. The resources come from the server's own
-// discovery, which TestDiscoveryMatchesV137 (apiserver) holds to exactly
-// kube-apiserver's minus its notServedYet list: a test can only be skipped
-// for a resource in that list, and runs as soon as it is served.
 
 // discoveryDoc is the part of an aggregated discovery document
 // (apidiscovery.k8s.io/v2 APIGroupDiscoveryList) the tests read.
@@ -116,9 +109,9 @@ func v137Resources(t *testing.T) map[string]bool {
 	return set
 }
 
-// needServed skips the test, naming them, if the server does not serve
-// some of resources (keys as notServedYet has them). A resource that
-// kube-apiserver v1.37.2 does not serve either is a mistake of the test.
+// needServed fails the test, naming them, if the server's discovery does
+// not list some of resources ("group/version/resource[/subresource]", ""
+// for the core group), each of which kube-apiserver v1.37.2 serves.
 func (s *testServer) needServed(t *testing.T, resources ...string) {
 	t.Helper()
 	v137 := v137Resources(t)
@@ -133,145 +126,40 @@ func (s *testServer) needServed(t *testing.T, resources ...string) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Skipf("kapi does not serve %s yet (notServedYet in apiserver/discovery_137_test.go)", strings.Join(missing, ", "))
+		t.Fatalf("kapi does not serve %s, which kube-apiserver v1.37.2 serves and kubectl needs here", strings.Join(missing, ", "))
 	}
 }
-
-// tableCells splits the output of kubectl's table printer into rows of
-// cells, the cells cut where the header's column names start (a column
-// name has single spaces at most: "LAST SCHEDULE"; columns are at least
-// three spaces apart). Blank lines separate tables, as in kubectl get all;
-// each table's header is its first row.
-func tableCells(out string) [][][]string {
-	var tables [][][]string
-	var starts []int
-	var table [][]string
-	for line := range strings.SplitSeq(strings.TrimRight(out, "\n"), "\n") {
-		if strings.TrimSpace(line) == "" {
-			if table != nil {
-				tables = append(tables, table)
-			}
-			table, starts = nil, nil
-			continue
-		}
-		if starts == nil {
-			for _, m := range headerCell.FindAllStringIndex(line, -1) {
-				starts = append(starts, m[0])
-			}
-		}
-		row := make([]string, len(starts))
-		for i, start := range starts {
-			end := len(line)
-			if i+1 < len(starts) {
-				end = min(starts[i+1], len(line))
-			}
-			if start < len(line) {
-				row[i] = strings.TrimSpace(line[start:end])
-			}
-		}
-		table = append(table, row)
-	}
-	if table != nil {
-		tables = append(tables, table)
-	}
-	return tables
-}
-
-var headerCell = regexp.MustCompile(`\S+(?: \S+)*`)
 
 // TestKubectlAPIResources compares kubectl api-resources -o wide and
 // kubectl api-versions with what they printed against kube-apiserver
 // v1.37.2 (testdata/golden-1.37/discovery/api-resources.txt and
-// api-versions.txt). While kapi does not serve everything, the lines of
-// what it serves must be kube-apiserver's, cell for cell and in its order,
-// and a missing line must be of a resource kapi does not serve; once it
-// serves every resource, the outputs must be the captures byte for byte.
+// api-versions.txt), byte for byte.
 func TestKubectlAPIResources(t *testing.T) {
 	kubectlBinary(t)
 	t.Parallel()
 	s := startServer(t)
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(golden.V137.Dir(), "discovery", name))
+	for _, tc := range []struct {
+		args    []string
+		capture string
+	}{
+		{[]string{"api-resources", "-o", "wide"}, "api-resources.txt"},
+		{[]string{"api-versions"}, "api-versions.txt"},
+	} {
+		b, err := os.ReadFile(filepath.Join(golden.V137.Dir(), "discovery", tc.capture))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(b)
-	}
-	wantResources, wantVersions := read("api-resources.txt"), read("api-versions.txt")
-	gotResources := s.mustKubectl(t, "", "api-resources", "-o", "wide")
-	gotVersions := s.mustKubectl(t, "", "api-versions")
-
-	v137, served := v137Resources(t), s.served(t)
-	var notServed []string
-	for r := range v137 {
-		if !served[r] {
-			notServed = append(notServed, r)
+		got, want := s.mustKubectl(t, "", tc.args...), string(b)
+		if got == want {
+			continue
 		}
-	}
-	sort.Strings(notServed)
-	if len(notServed) == 0 {
-		if gotResources != wantResources {
-			t.Errorf("kubectl api-resources -o wide:\n%s\nwant (kube-apiserver v1.37.2):\n%s", gotResources, wantResources)
-		}
-		if gotVersions != wantVersions {
-			t.Errorf("kubectl api-versions:\n%s\nwant (kube-apiserver v1.37.2):\n%s", gotVersions, wantVersions)
-		}
-		return
-	}
-	t.Logf("kapi does not serve %d of kube-apiserver v1.37.2's resources and subresources yet: comparing the lines of what it serves (%s)",
-		len(notServed), strings.Join(notServed, ", "))
-
-	// api-resources: NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES.
-	gotT, wantT := tableCells(gotResources), tableCells(wantResources)
-	if len(gotT) != 1 || len(wantT) != 1 {
-		t.Fatalf("kubectl api-resources printed %d tables, want 1:\n%s", len(gotT), gotResources)
-	}
-	if !slices.Equal(gotT[0][0], wantT[0][0]) {
-		t.Errorf("api-resources header %q, want %q", gotT[0][0], wantT[0][0])
-	}
-	key := func(row []string) string { // group/version/resource
-		gv := row[2]
-		if !strings.Contains(gv, "/") {
-			gv = "/" + gv
-		}
-		return gv + "/" + row[0]
-	}
-	// The lines kube-apiserver printed for what kapi serves, in its order.
-	var wantRows [][]string
-	for _, row := range wantT[0][1:] {
-		if served[key(row)] {
-			wantRows = append(wantRows, row)
-		}
-	}
-	gotRows := gotT[0][1:]
-	for i := range max(len(gotRows), len(wantRows)) {
-		switch {
-		case i >= len(gotRows):
-			t.Errorf("api-resources: no line %q", wantRows[i])
-		case i >= len(wantRows):
-			t.Errorf("api-resources: line %q is not kube-apiserver's", gotRows[i])
-		case !slices.Equal(gotRows[i], wantRows[i]):
-			t.Errorf("api-resources line %d:\n got %q\nwant %q", i+1, gotRows[i], wantRows[i])
-		}
-	}
-
-	// api-versions: kube-apiserver's group versions that kapi serves
-	// something of, in its order.
-	var wantV []string
-	for _, v := range strings.Fields(wantVersions) {
-		gv := v
-		if !strings.Contains(gv, "/") {
-			gv = "/" + gv
-		}
-		for r := range served {
-			if strings.HasPrefix(r, gv+"/") {
-				wantV = append(wantV, v)
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := range max(len(gl), len(wl)) {
+			if i >= len(gl) || i >= len(wl) || gl[i] != wl[i] {
+				t.Errorf("kubectl %s differs from kube-apiserver v1.37.2's (%s) at line %d; got:\n%s", strings.Join(tc.args, " "), tc.capture, i+1, got)
 				break
 			}
 		}
-	}
-	if gotV := strings.Fields(gotVersions); !slices.Equal(gotV, wantV) {
-		t.Errorf("kubectl api-versions:\n got %q\nwant %q", gotV, wantV)
 	}
 }
 
