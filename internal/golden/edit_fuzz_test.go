@@ -3,7 +3,6 @@ package golden
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -12,13 +11,11 @@ import (
 // FuzzParseJSON: the order-keeping JSON parser never panics, and writes any
 // valid document back as encoding/json compacts it.
 func FuzzParseJSON(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join(V137.Dir(), "1[0-9]-*.txt"))
-	for _, p := range paths {
-		if x, err := V137.Raw(filepath.Base(p)); err == nil && len(x.ResponseBody) > 0 && x.ResponseBody[0] == '{' {
-			f.Add(x.ResponseBody)
-		}
-	}
+	// Small documents in the captures' shapes (whole captured bodies left the
+	// fuzzer at a few executions a second).
 	f.Add([]byte(`{"a":[1,"x\"y",{"b":null}],"c":-1.5e3}`))
+	f.Add([]byte(`{"kind":"Pod","metadata":{"name":"a","generation":1,"labels":{"k":"v"}},"spec":{"containers":[{"name":"c","args":["-v"]}]},"status":{"phase":"Pending"}}`))
+	f.Add([]byte(`{"kind":"Status","code":422,"details":{"causes":[{"field":"spec.size","message":"Invalid value: \u003c0: x"}]},"ok":true,"none":null}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n, err := parseJSON(b)
 		if !json.Valid(b) {
