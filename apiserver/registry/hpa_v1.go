@@ -150,15 +150,16 @@ func hpaV2ToV1(o Object) Object {
 		MaxReplicas:    in.Spec.MaxReplicas,
 	}
 	ann := WithoutAnnotations(out.Annotations, hpaRoundTripAnnotations)
-	set := func(k string, v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return
-		}
+	put := func(k, v string) {
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		ann[k] = string(b)
+		ann[k] = v
+	}
+	set := func(k string, v any) {
+		if b, err := json.Marshal(v); err == nil {
+			put(k, string(b))
+		}
 	}
 	var other []autoscalingv1.MetricSpec
 	for _, m := range in.Spec.Metrics {
@@ -173,7 +174,7 @@ func hpaV2ToV1(o Object) Object {
 		set(hpaMetricsAnnotation, other)
 	}
 	if b := in.Spec.Behavior; b != nil {
-		ann = setAnnotation(ann, hpaBehaviorAnnotation, goDump{b}.String())
+		put(hpaBehaviorAnnotation, goDump{b}.String())
 	}
 	out.Status = autoscalingv1.HorizontalPodAutoscalerStatus{
 		ObservedGeneration: clonePtr(in.Status.ObservedGeneration),
@@ -301,14 +302,6 @@ func WithoutAnnotations(ann map[string]string, keys []string) map[string]string 
 		return nil
 	}
 	return out
-}
-
-func setAnnotation(ann map[string]string, k, v string) map[string]string {
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[k] = v
-	return ann
 }
 
 // clonePtr returns a pointer to a copy of *p (nil for nil).
