@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
@@ -31,8 +33,12 @@ func TestVerbsNotServed(t *testing.T) {
 		{http.MethodDelete, "/apis/example.com/v1/reviews/x"},
 		{http.MethodDelete, "/api/v1/namespaces"},
 	} {
+		// A deadline, so that a server serving the watch fails the case
+		// instead of streaming forever.
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, nil))
+		srv.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, c.method, c.path, nil))
+		cancel()
 		if rec.Code != http.StatusMethodNotAllowed || !strings.Contains(rec.Body.String(), `"reason":"MethodNotAllowed"`) {
 			t.Errorf("%s %s: %d %s", c.method, c.path, rec.Code, rec.Body)
 		}
