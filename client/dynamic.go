@@ -109,7 +109,7 @@ func (r *DynamicResource) List(ctx context.Context, opts metav1.ListOptions) (*u
 }
 
 // Watch starts a watch of the objects opts selects; see TypedClient.Watch.
-func (r *DynamicResource) Watch(ctx context.Context, opts metav1.ListOptions) (*Watcher[unstructured.Unstructured], error) {
+func (r *DynamicResource) Watch(ctx context.Context, opts metav1.ListOptions) (Watcher[unstructured.Unstructured], error) {
 	opts.Watch = true
 	wctx, cancel := context.WithCancel(ctx)
 	resp, err := r.request(http.MethodGet).Params(opts.Query()).Do(wctx)

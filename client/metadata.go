@@ -205,7 +205,7 @@ func (r *MetadataResource) ListEach(ctx context.Context, opts metav1.ListOptions
 
 // Watch starts a watch of the metadata of the objects opts selects; its
 // events carry PartialObjectMetadata. See TypedClient.Watch.
-func (r *MetadataResource) Watch(ctx context.Context, opts metav1.ListOptions) (*Watcher[metav1.PartialObjectMetadata], error) {
+func (r *MetadataResource) Watch(ctx context.Context, opts metav1.ListOptions) (Watcher[metav1.PartialObjectMetadata], error) {
 	opts.Watch = true
 	wctx, cancel := context.WithCancel(ctx)
 	resp, err := r.request(http.MethodGet, r.accept(false)).Params(opts.Query()).Do(wctx)

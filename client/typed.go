@@ -277,7 +277,7 @@ func (p *protoItem[T]) UnmarshalFrom(d *kpb.Decoder) error {
 // it (its timeout, or after an ERROR event), or on a broken stream (reported
 // as an EventError). A watch that could not be started returns an error
 // instead.
-func (r *TypedClient[T, PT]) Watch(ctx context.Context, opts metav1.ListOptions) (*Watcher[T], error) {
+func (r *TypedClient[T, PT]) Watch(ctx context.Context, opts metav1.ListOptions) (Watcher[T], error) {
 	if r.err != nil {
 		return nil, r.err
 	}

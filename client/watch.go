@@ -48,39 +48,58 @@ type Event[T any] struct {
 	Err error
 }
 
-// Watcher delivers the events of one watch, decoded frame by frame from the
-// response stream. One goroutine, owned by the Watcher, reads the stream;
-// it ends, and the channel closes, when the watch's context is done, on Stop,
-// or when the stream ends.
-type Watcher[T any] struct {
-	result chan Event[T]
-	cancel context.CancelFunc
-	done   chan struct{}
+// Watcher delivers the events of one watch. The client's watches decode
+// the response stream frame by frame in one goroutine the Watcher owns; it
+// ends, and the channel closes, when the watch's context is done, on Stop,
+// or when the stream ends. Reflectors and informers take any Watcher, so a
+// test can script a server with NewWatcher.
+type Watcher[T any] interface {
+	// ResultChan returns the events. It is closed when the watch ends; a
+	// clean end (the server's timeout, Stop, the context) sends no event, a
+	// broken one sends an EventError first.
+	ResultChan() <-chan Event[T]
+	// Stop ends the watch and returns once it has ended. It may be called
+	// more than once and from any goroutine.
+	Stop()
+	// Events returns the events as an iterator. Breaking out of the loop
+	// stops the watch.
+	//
+	//	for ev := range w.Events() { … }
+	Events() iter.Seq[Event[T]]
 }
 
-// ResultChan returns the events. It is closed when the watch ends; a clean
-// end (the server's timeout, Stop, the context) sends no event, a broken one
-// sends an EventError first.
-func (w *Watcher[T]) ResultChan() <-chan Event[T] { return w.result }
-
-// Stop ends the watch: the connection is closed at once, and Stop returns
-// once the reading goroutine has exited. It may be called more than once and
-// from any goroutine.
-func (w *Watcher[T]) Stop() {
-	w.cancel()
-	<-w.done
+// NewWatcher returns a Watcher that delivers what is sent on events, for
+// tests and adapters. The sender closes events to end the watch; Stop calls
+// stop (if not nil) once, which should make the sender close events, and
+// then waits for it to be closed (draining what is still sent).
+func NewWatcher[T any](events <-chan Event[T], stop func()) Watcher[T] {
+	return &chanWatcher[T]{events: events, stop: stop}
 }
 
-// Done is closed when the watch has ended and its goroutine exited.
-func (w *Watcher[T]) Done() <-chan struct{} { return w.done }
+type chanWatcher[T any] struct {
+	events <-chan Event[T]
+	stop   func()
+	once   sync.Once
+}
 
-// Events returns the events as an iterator. Breaking out of the loop stops
-// the watch.
-//
-//	for ev := range w.Events() { … }
-func (w *Watcher[T]) Events() iter.Seq[Event[T]] {
+func (w *chanWatcher[T]) ResultChan() <-chan Event[T] { return w.events }
+
+func (w *chanWatcher[T]) Stop() {
+	w.once.Do(func() {
+		if w.stop != nil {
+			w.stop()
+		}
+	})
+	for range w.events {
+	}
+}
+
+func (w *chanWatcher[T]) Events() iter.Seq[Event[T]] { return events(w) }
+
+// events iterates over w's events, stopping w when the loop breaks.
+func events[T any](w Watcher[T]) iter.Seq[Event[T]] {
 	return func(yield func(Event[T]) bool) {
-		for ev := range w.result {
+		for ev := range w.ResultChan() {
 			if !yield(ev) {
 				w.Stop()
 				return
@@ -89,11 +108,33 @@ func (w *Watcher[T]) Events() iter.Seq[Event[T]] {
 	}
 }
 
+// streamWatcher is the Watcher of a watch request: one goroutine decodes the
+// response stream.
+type streamWatcher[T any] struct {
+	result chan Event[T]
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (w *streamWatcher[T]) ResultChan() <-chan Event[T] { return w.result }
+
+// Stop closes the connection at once and returns once the reading goroutine
+// has exited.
+func (w *streamWatcher[T]) Stop() {
+	w.cancel()
+	<-w.done
+}
+
+// Done is closed when the watch has ended and its goroutine exited.
+func (w *streamWatcher[T]) Done() <-chan struct{} { return w.done }
+
+func (w *streamWatcher[T]) Events() iter.Seq[Event[T]] { return events[T](w) }
+
 // startWatch starts the goroutine that decodes the stream body (protobuf
 // frames or JSON documents) with decode, until ctx is done or the stream
 // ends. cancel cancels ctx.
-func startWatch[T any](ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, protobuf bool, decode func([]byte) (*T, error)) *Watcher[T] {
-	w := &Watcher[T]{result: make(chan Event[T]), cancel: cancel, done: make(chan struct{})}
+func startWatch[T any](ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, protobuf bool, decode func([]byte) (*T, error)) *streamWatcher[T] {
+	w := &streamWatcher[T]{result: make(chan Event[T]), cancel: cancel, done: make(chan struct{})}
 	// Close the body as soon as ctx is done, whatever the transport: a read
 	// blocked on the network then returns at once. Closing twice is safe.
 	var closeOnce sync.Once
@@ -110,7 +151,7 @@ func startWatch[T any](ctx context.Context, cancel context.CancelFunc, body io.R
 	return w
 }
 
-func (w *Watcher[T]) run(ctx context.Context, body io.Reader, protobuf bool, decode func([]byte) (*T, error)) {
+func (w *streamWatcher[T]) run(ctx context.Context, body io.Reader, protobuf bool, decode func([]byte) (*T, error)) {
 	var next func() (string, []byte, error)
 	if protobuf {
 		next = codec.NewProtobufWatchDecoder(body).Next
@@ -137,7 +178,7 @@ func (w *Watcher[T]) run(ctx context.Context, body io.Reader, protobuf bool, dec
 }
 
 // send delivers ev unless ctx is done first.
-func (w *Watcher[T]) send(ctx context.Context, ev Event[T]) bool {
+func (w *streamWatcher[T]) send(ctx context.Context, ev Event[T]) bool {
 	select {
 	case w.result <- ev:
 		return true

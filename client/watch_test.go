@@ -26,7 +26,7 @@ import (
 const waitLimit = 10 * time.Second
 
 // next returns the next event, failing the test if none comes.
-func next[T any](t *testing.T, w *Watcher[T]) Event[T] {
+func next[T any](t *testing.T, w Watcher[T]) Event[T] {
 	t.Helper()
 	select {
 	case ev, ok := <-w.ResultChan():
@@ -42,7 +42,7 @@ func next[T any](t *testing.T, w *Watcher[T]) Event[T] {
 
 // waitClosed fails the test unless the watch's channel closes (after
 // draining events).
-func waitClosed[T any](t *testing.T, w *Watcher[T]) {
+func waitClosed[T any](t *testing.T, w Watcher[T]) {
 	t.Helper()
 	deadline := time.After(waitLimit)
 	for {
@@ -305,9 +305,9 @@ func newWatchConnServer(t *testing.T) *watchConnServer {
 // and leaves no goroutine behind, on either side, even when nobody reads the
 // events.
 func TestWatchCancellationClosesConnection(t *testing.T) {
-	stops := map[string]func(cancel context.CancelFunc, w *Watcher[corev1.Pod]){
-		"context": func(cancel context.CancelFunc, _ *Watcher[corev1.Pod]) { cancel() },
-		"Stop":    func(_ context.CancelFunc, w *Watcher[corev1.Pod]) { w.Stop() },
+	stops := map[string]func(cancel context.CancelFunc, w Watcher[corev1.Pod]){
+		"context": func(cancel context.CancelFunc, _ Watcher[corev1.Pod]) { cancel() },
+		"Stop":    func(_ context.CancelFunc, w Watcher[corev1.Pod]) { w.Stop() },
 	}
 	for _, enc := range encodings {
 		for how, stop := range stops {
@@ -339,7 +339,7 @@ func TestWatchCancellationClosesConnection(t *testing.T) {
 				stop(cancel, w)
 
 				select {
-				case <-w.Done():
+				case <-w.(*streamWatcher[corev1.Pod]).Done():
 				case <-time.After(waitLimit):
 					t.Fatal("the watch goroutine did not exit")
 				}
@@ -403,7 +403,7 @@ func TestWatchEventsIteratorStops(t *testing.T) {
 		}
 	}
 	select {
-	case <-w.Done():
+	case <-w.(*streamWatcher[corev1.Pod]).Done():
 	case <-time.After(waitLimit):
 		t.Fatal("breaking out of Events did not stop the watch")
 	}

@@ -52,7 +52,7 @@ func configMap(ns, name string, data ...string) *corev1.ConfigMap {
 }
 
 // next returns the next event of w, failing the test if none comes.
-func next[T any](t *testing.T, w *client.Watcher[T]) client.Event[T] {
+func next[T any](t *testing.T, w client.Watcher[T]) client.Event[T] {
 	t.Helper()
 	select {
 	case ev, ok := <-w.ResultChan():
@@ -68,7 +68,7 @@ func next[T any](t *testing.T, w *client.Watcher[T]) client.Event[T] {
 
 // waitClosed fails the test unless w's channel closes (after draining
 // events).
-func waitClosed[T any](t *testing.T, w *client.Watcher[T]) {
+func waitClosed[T any](t *testing.T, w client.Watcher[T]) {
 	t.Helper()
 	deadline := time.After(waitLimit)
 	for {

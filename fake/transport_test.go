@@ -359,7 +359,8 @@ func TestWatchEndsHandler(t *testing.T) {
 				w.Stop()
 			} else {
 				cancel()
-				<-w.Done()
+				for range w.ResultChan() { // closed once the watch goroutine ends
+				}
 			}
 			waitIdle(t, f)
 		})

@@ -90,7 +90,7 @@ func (d *dynamicLW) ListEach(ctx context.Context, opts metav1.ListOptions, fn fu
 }
 
 // Watch watches with the dynamic client.
-func (d *dynamicLW) Watch(ctx context.Context, opts metav1.ListOptions) (*client.Watcher[unstructured.Unstructured], error) {
+func (d *dynamicLW) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[unstructured.Unstructured], error) {
 	res, err := d.resource(ctx)
 	if err != nil {
 		return nil, err

@@ -292,7 +292,7 @@ type hookedLW[T any] struct {
 	before func(call int)
 }
 
-func (h *hookedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (*client.Watcher[T], error) {
+func (h *hookedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[T], error) {
 	h.mu.Lock()
 	h.calls++
 	call := h.calls

@@ -55,7 +55,7 @@ import (
 // satisfy it.
 type ListerWatcher[T any] interface {
 	ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error)
-	Watch(ctx context.Context, opts metav1.ListOptions) (*client.Watcher[T], error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[T], error)
 }
 
 // Store is what a reflector keeps in sync. Replace swaps the whole contents
@@ -379,7 +379,7 @@ func (r *Reflector[T]) streamingList(ctx context.Context) error {
 // initial is not nil, ADDED events are gathered in it until the bookmark that
 // ends the initial events, which replaces the store's contents; the result
 // reports whether that bookmark came.
-func (r *Reflector[T]) handleEvents(ctx context.Context, w *client.Watcher[T], initial *[]*T) (bool, error) {
+func (r *Reflector[T]) handleEvents(ctx context.Context, w client.Watcher[T], initial *[]*T) (bool, error) {
 	gotInitial := initial == nil
 	for {
 		var ev client.Event[T]

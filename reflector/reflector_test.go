@@ -178,7 +178,7 @@ type hookedLW struct {
 	before func(call int)
 }
 
-func (h *hookedLW) Watch(ctx context.Context, opts metav1.ListOptions) (*client.Watcher[corev1.ConfigMap], error) {
+func (h *hookedLW) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[corev1.ConfigMap], error) {
 	h.mu.Lock()
 	h.calls++
 	call := h.calls
