@@ -140,6 +140,13 @@ func (f *Fake) serve(req *http.Request, body []byte, inline bool) (*http.Respons
 	}()
 	select {
 	case <-ex.ready:
+		if err := req.Context().Err(); err != nil {
+			// Cancelled as the response arrived (the handler may have
+			// returned because of it): the request failed, as over a
+			// connection that was closed. The AfterFunc has aborted the
+			// stream.
+			return nil, err
+		}
 		return ex.resp, ex.err
 	case <-req.Context().Done():
 		// The AfterFunc aborts the exchange; a response delivered meanwhile

@@ -234,9 +234,10 @@ func TestCancelEndsHandler(t *testing.T) {
 	for _, flush := range []bool{false, true} {
 		name := map[bool]string{false: "before headers", true: "while streaming"}[flush]
 		t.Run(name, func(t *testing.T) {
-			ended := make(chan struct{})
+			started, ended := make(chan struct{}), make(chan struct{})
 			f, c := handlerFake(t, func(w http.ResponseWriter, r *http.Request) {
 				defer close(ended)
+				close(started)
 				if flush {
 					w.(http.Flusher).Flush()
 				}
@@ -245,7 +246,15 @@ func TestCancelEndsHandler(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if !flush {
-				time.AfterFunc(10*time.Millisecond, cancel)
+				// Cancel once the handler runs: cancelled earlier, the
+				// request would never reach it.
+				go func() {
+					select {
+					case <-started:
+						cancel()
+					case <-ctx.Done():
+					}
+				}()
 				if _, err := get(t, c, ctx, http.MethodGet); !errors.Is(err, context.Canceled) {
 					t.Errorf("err %v, want context.Canceled", err)
 				}
