@@ -64,7 +64,7 @@ func TestApplyAgainstServer(t *testing.T) {
 			dyn := Dynamic(c).Resource(GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("test")
 			u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": "dyn"}, "data": map[string]any{"a": "b"}}}
-			out, err := dyn.Apply(ctx, "dyn", u, metav1.ApplyOptions{FieldManager: "dynamic"})
+			out, err := dyn.Apply(ctx, u, metav1.ApplyOptions{FieldManager: "dynamic"})
 			if err != nil {
 				t.Fatal(err)
 			}

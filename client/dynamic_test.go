@@ -80,8 +80,8 @@ func TestDynamicConfigMaps(t *testing.T) {
 			if err != nil {
 				t.Fatalf("List: %v", err)
 			}
-			if len(list.Items) != 2 || list.GetKind() != "ConfigMapList" || list.GetResourceVersion() == "" {
-				t.Fatalf("List: %d items, %v", len(list.Items), list.Object)
+			if len(list.Items) != 2 || list.Kind != "ConfigMapList" || list.APIVersion != "v1" || list.ResourceVersion == "" {
+				t.Fatalf("List: %d items, %+v", len(list.Items), list)
 			}
 			for _, it := range list.Items {
 				if it.GetKind() != "ConfigMap" || it.GetAPIVersion() != "v1" {
@@ -153,8 +153,8 @@ func TestDynamicStatusAndSubresources(t *testing.T) {
 	if phase, _, _ := unstructured.NestedString(st.Object, "status", "phase"); phase != "Running" {
 		t.Errorf("phase %q", phase)
 	}
-	viaSub, err := pods.Get(ctx, "p", metav1.GetOptions{}, "status")
-	if err != nil {
+	var viaSub unstructured.Unstructured
+	if err := pods.GetSubresource(ctx, "p", "status", &viaSub, metav1.GetOptions{}); err != nil {
 		t.Fatalf("Get status: %v", err)
 	}
 	if phase, _, _ := unstructured.NestedString(viaSub.Object, "status", "phase"); phase != "Running" {
@@ -178,7 +178,7 @@ func TestDynamicStatusAndSubresources(t *testing.T) {
 		!strings.Contains(err.Error(), "kind") {
 		t.Errorf("Create without kind: %v", err)
 	}
-	if _, err := pods.Get(ctx, "p", metav1.GetOptions{}, "status", "more"); err == nil {
+	if _, err := pods.Patch(ctx, "p", MergePatchType, []byte(`{}`), metav1.PatchOptions{}, "status", "more"); err == nil {
 		t.Error("two subresources accepted")
 	}
 }
@@ -231,10 +231,10 @@ func TestDynamicPatchAndApplyRequests(t *testing.T) {
 	}
 	cfg := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
 		"metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"size": int64(4)}}}
-	if _, err := widgets.Apply(ctx, "w1", cfg, metav1.ApplyOptions{FieldManager: "me", Force: true}); err != nil {
+	if _, err := widgets.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "me", Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := widgets.ApplyStatus(ctx, "w1", cfg, metav1.ApplyOptions{FieldManager: "me"}); err != nil {
+	if _, err := widgets.ApplyStatus(ctx, cfg, metav1.ApplyOptions{FieldManager: "me"}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := rec.all()

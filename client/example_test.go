@@ -84,7 +84,7 @@ func ExampleFor() {
 
 // Create returns the object as stored: with generateName, the server picks
 // the name.
-func ExampleTypedClient_Create() {
+func ExampleResource_Create() {
 	host, stop := referenceServer()
 	defer stop()
 	c, _ := client.New(&client.Config{Host: host})
@@ -114,7 +114,7 @@ func ExampleTypedClient_Create() {
 // wants to own. Another manager changing one of them conflicts, unless it
 // forces the change and takes the field over; fields a manager stops
 // applying are removed when no one else owns them.
-func ExampleTypedClient_Apply() {
+func ExampleResource_Apply() {
 	host, stop := referenceServer()
 	defer stop()
 	c, _ := client.New(&client.Config{Host: host})
@@ -148,7 +148,7 @@ func ExampleTypedClient_Apply() {
 
 // Patch sends a JSON, merge or strategic merge patch; a strategic merge
 // patch merges lists such as a pod's containers by name.
-func ExampleTypedClient_Patch() {
+func ExampleResource_Patch() {
 	host, stop := referenceServer()
 	defer stop()
 	c, _ := client.New(&client.Config{Host: host})
@@ -173,7 +173,7 @@ func ExampleTypedClient_Patch() {
 }
 
 // Get returns NotFound as an error the predicates recognise.
-func ExampleTypedClient_Get() {
+func ExampleResource_Get() {
 	host, stop := referenceServer()
 	defer stop()
 	c, _ := client.New(&client.Config{Host: host})
@@ -188,7 +188,7 @@ func ExampleTypedClient_Get() {
 
 // List decodes the response item by item; selectors and pagination are
 // metav1.ListOptions.
-func ExampleTypedClient_List() {
+func ExampleResource_List() {
 	host, stop := referenceServer()
 	defer stop()
 	c, _ := client.New(&client.Config{Host: host, ContentType: codec.MediaTypeProtobuf})
@@ -220,7 +220,7 @@ func ExampleTypedClient_List() {
 
 // Watch delivers events until the context ends or Stop is called; start it
 // from a list's resourceVersion so that no change is missed.
-func ExampleTypedClient_Watch() {
+func ExampleResource_Watch() {
 	host, stop := referenceServer()
 	defer stop()
 	c, _ := client.New(&client.Config{Host: host})

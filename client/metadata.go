@@ -1,10 +1,9 @@
 package client
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net/http"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/codec"
@@ -50,45 +49,107 @@ type MetadataClient struct {
 func Metadata(c *Client) *MetadataClient { return &MetadataClient{c: c} }
 
 // Resource returns a client for the resource gvr, with no namespace: call
-// Namespace for a namespaced resource.
-func (m *MetadataClient) Resource(gvr GroupVersionResource) *MetadataResource {
-	return &MetadataResource{c: m.c, gvr: gvr}
+// Namespace for a namespaced resource. Like Dynamic's, it does not know the
+// resource's kind or scope.
+func (m *MetadataClient) Resource(gvr GroupVersionResource) MetadataResource {
+	return metadataResource{&resourceClient[metav1.PartialObjectMetadata, *metav1.PartialObjectMetadata]{
+		c:     m.c,
+		codec: metadataCodec{protobuf: m.c.protobuf},
+		kind:  Kind{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource},
+	}}
 }
 
-// MetadataResource makes metadata-only requests about one resource, in one
-// namespace or in none. It is immutable and safe for concurrent use. Its
-// ListEach and Watch make it a reflector.ListerWatcher of
-// metav1.PartialObjectMetadata, so that an informer can cache the metadata
-// of any resource.
-type MetadataResource struct {
-	c         *Client
-	gvr       GroupVersionResource
-	namespace string
+// MetadataResource makes metadata-only requests about one resource: the
+// verbs of a Resource that make sense on metadata alone, with the same
+// signatures, options and errors (the same implementation serves both).
+// With a JSON merge patch of metadata, Patch is how a controller holding
+// only metadata adds a label or removes a finalizer. A MetadataResource is
+// a reflector.ListerWatcher of metav1.PartialObjectMetadata, so that an
+// informer can cache the metadata of any resource.
+//
+// It is immutable and safe for concurrent use.
+type MetadataResource interface {
+	// Namespace returns a client for namespace ns ("" for cluster-scoped
+	// resources, or all namespaces in List, Watch and DeleteCollection).
+	Namespace(ns string) MetadataResource
+	// WithDecodeOptions returns a client whose lists and watches decode
+	// with o; see Resource.WithDecodeOptions.
+	WithDecodeOptions(o codec.DecodeOptions) MetadataResource
+	Reader[metav1.PartialObjectMetadata]
+	Patcher[metav1.PartialObjectMetadata]
+	Deleter
 }
 
-// Namespace returns a client for namespace ns ("" for cluster-scoped
-// resources, or all namespaces in List, Watch and DeleteCollection).
-func (r *MetadataResource) Namespace(ns string) *MetadataResource {
-	cp := *r
-	cp.namespace = ns
-	return &cp
+// metadataResource is the resource implementation behind MetadataResource,
+// whose Namespace and WithDecodeOptions keep the narrower interface.
+type metadataResource struct {
+	*resourceClient[metav1.PartialObjectMetadata, *metav1.PartialObjectMetadata]
 }
 
-func (r *MetadataResource) request(method, accept string) *Request {
-	return r.c.NewRequest(method).Resource(r.gvr).Namespace(r.namespace).SetHeader("Accept", accept)
+func (m metadataResource) Namespace(ns string) MetadataResource {
+	return metadataResource{m.resourceClient.inNamespace(ns)}
+}
+
+func (m metadataResource) WithDecodeOptions(o codec.DecodeOptions) MetadataResource {
+	return metadataResource{m.resourceClient.withDecodeOptions(o)}
+}
+
+// metadataCodec decodes PartialObjectMetadata, in protobuf or JSON.
+type metadataCodec struct {
+	protobuf bool // the Config prefers protobuf
 }
 
 // accept is the Accept header for one object (list false) or a list.
-func (r *MetadataResource) accept(list bool) string {
+func (mc metadataCodec) accept(list bool) string {
 	switch {
-	case list && r.c.protobuf:
+	case list && mc.protobuf:
 		return acceptMetadataListPB
 	case list:
 		return acceptMetadataListJSON
-	case r.c.protobuf:
+	case mc.protobuf:
 		return acceptMetadataPB
 	}
 	return acceptMetadataJSON
+}
+
+func (mc metadataCodec) protobufBodies() bool { return mc.protobuf }
+
+// encode refuses: MetadataResource has no verb that sends an object.
+func (metadataCodec) encode(*metav1.PartialObjectMetadata, bool) ([]byte, string, error) {
+	return nil, "", errors.New("client: the metadata client does not send objects")
+}
+
+func (metadataCodec) decode(resp *Response) (*metav1.PartialObjectMetadata, error) {
+	return decodeOne(resp)
+}
+
+func (metadataCodec) decodeList(resp *Response, o codec.DecodeOptions, fn func(*metav1.PartialObjectMetadata) error) (codec.ListHeader, error) {
+	each := func(p *metav1.PartialObjectMetadata) error {
+		p.TypeMeta = partialTypeMeta
+		return fn(p)
+	}
+	var h codec.ListHeader
+	var err error
+	switch ct := resp.ContentType(); ct {
+	case codec.MediaTypeProtobuf:
+		h, err = codec.DecodeProtobufListWith(resp.Body, 0, o, each)
+		if err == nil && h.Kind != codec.AsPartialObjectMetadataList {
+			err = fmt.Errorf("client: the server answered a metadata list with a protobuf %s", h.Kind)
+		}
+	case codec.MediaTypeJSON, "":
+		// A PartialObjectMetadataList, or, from a server that cannot
+		// convert, the whole list, whose items' metadata is kept.
+		h, err = codec.DecodeJSONListWith(resp.Body, o, each)
+	default:
+		return h, fmt.Errorf("client: unexpected list Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+	h.TypeMeta = metav1.TypeMeta{Kind: codec.AsPartialObjectMetadataList, APIVersion: partialTypeMeta.APIVersion}
+	return h, err
+}
+
+func (metadataCodec) watchDecoder(protobuf bool, o codec.DecodeOptions) (func([]byte) (*metav1.PartialObjectMetadata, error), error) {
+	sd := codec.NewStreamDecoder(o)
+	return func(raw []byte) (*metav1.PartialObjectMetadata, error) { return decodePartial(raw, protobuf, sd) }, nil
 }
 
 // decodeOne decodes a response holding one object's metadata and closes it.
@@ -136,133 +197,4 @@ func decodePartial(b []byte, protobuf bool, sd *codec.StreamDecoder) (*metav1.Pa
 	}
 	p.TypeMeta = partialTypeMeta
 	return p, nil
-}
-
-// Get returns the metadata of the object called name (or of its
-// subresource, at most one).
-func (r *MetadataResource) Get(ctx context.Context, name string, opts metav1.GetOptions, subresource ...string) (*metav1.PartialObjectMetadata, error) {
-	sub, err := oneSubresource(subresource)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := r.request(http.MethodGet, r.accept(false)).Name(name).SubResource(sub).Params(opts.Query()).Do(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return decodeOne(resp)
-}
-
-// List returns the metadata of the objects opts selects.
-func (r *MetadataResource) List(ctx context.Context, opts metav1.ListOptions) (*metav1.PartialObjectMetadataList, error) {
-	list := &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{Kind: codec.AsPartialObjectMetadataList, APIVersion: partialTypeMeta.APIVersion}}
-	var ptrs []*metav1.PartialObjectMetadata
-	meta, err := r.ListEach(ctx, opts, func(p *metav1.PartialObjectMetadata) error {
-		ptrs = append(ptrs, p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	list.ListMeta = meta
-	list.Items = make([]metav1.PartialObjectMetadata, len(ptrs))
-	for i, p := range ptrs {
-		list.Items[i] = *p
-	}
-	return list, nil
-}
-
-// ListEach lists like List but hands each item to fn as soon as it is
-// decoded, and returns the list's metadata. An error from fn stops the list
-// and is returned.
-func (r *MetadataResource) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*metav1.PartialObjectMetadata) error) (metav1.ListMeta, error) {
-	opts.Watch = false
-	resp, err := r.request(http.MethodGet, r.accept(true)).Params(opts.Query()).Do(ctx)
-	if err != nil {
-		return metav1.ListMeta{}, err
-	}
-	defer resp.Body.Close()
-	each := func(p *metav1.PartialObjectMetadata) error {
-		p.TypeMeta = partialTypeMeta
-		return fn(p)
-	}
-	dopts := decodeOptionsFrom(ctx)
-	var h codec.ListHeader
-	switch ct := resp.ContentType(); ct {
-	case codec.MediaTypeProtobuf:
-		h, err = codec.DecodeProtobufListWith(resp.Body, 0, dopts, each)
-		if err == nil && h.Kind != codec.AsPartialObjectMetadataList {
-			err = fmt.Errorf("client: the server answered a metadata list with a protobuf %s", h.Kind)
-		}
-	case codec.MediaTypeJSON, "":
-		// A PartialObjectMetadataList, or, from a server that cannot
-		// convert, the whole list, whose items' metadata is kept.
-		h, err = codec.DecodeJSONListWith(resp.Body, dopts, each)
-	default:
-		return metav1.ListMeta{}, fmt.Errorf("client: unexpected list Content-Type %q", resp.Header.Get("Content-Type"))
-	}
-	return h.ListMeta, err
-}
-
-// Watch starts a watch of the metadata of the objects opts selects; its
-// events carry PartialObjectMetadata. See TypedClient.Watch.
-func (r *MetadataResource) Watch(ctx context.Context, opts metav1.ListOptions) (Watcher[metav1.PartialObjectMetadata], error) {
-	opts.Watch = true
-	wctx, cancel := context.WithCancel(ctx)
-	resp, err := r.request(http.MethodGet, r.accept(false)).Params(opts.Query()).Do(wctx)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	pb := isProtobuf(resp.Header.Get("Content-Type"))
-	sd := codec.NewStreamDecoder(decodeOptionsFrom(ctx))
-	decode := func(raw []byte) (*metav1.PartialObjectMetadata, error) { return decodePartial(raw, pb, sd) }
-	return startWatch(wctx, cancel, resp.Body, pb, decode), nil
-}
-
-// Patch applies a patch of type pt to the object called name (or to its
-// subresource) and returns the metadata of the result. Patches are never
-// retried. With a JSON merge patch of metadata, it is how a controller
-// holding only metadata adds a label or removes a finalizer.
-func (r *MetadataResource) Patch(ctx context.Context, name string, pt PatchType, data []byte, opts metav1.PatchOptions, subresource ...string) (*metav1.PartialObjectMetadata, error) {
-	sub, err := oneSubresource(subresource)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := r.request(http.MethodPatch, r.accept(false)).Name(name).SubResource(sub).Params(opts.Query()).Body(data, string(pt)).Do(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return decodeOne(resp)
-}
-
-// Delete deletes the object called name (or its subresource); see
-// TypedClient.Delete. The DeleteOptions go in the client's encoding.
-func (r *MetadataResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, subresource ...string) error {
-	sub, err := oneSubresource(subresource)
-	if err != nil {
-		return err
-	}
-	body, ct, err := deleteOptionsBody(opts, r.c.protobuf)
-	if err != nil {
-		return err
-	}
-	resp, err := r.request(http.MethodDelete, r.accept(false)).Name(name).SubResource(sub).Body(body, ct).
-		Retryable(hasPreconditions(opts)).Do(ctx)
-	if err != nil {
-		return err
-	}
-	return resp.Close()
-}
-
-// DeleteCollection deletes the objects listOpts selects.
-func (r *MetadataResource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error {
-	body, ct, err := deleteOptionsBody(opts, r.c.protobuf)
-	if err != nil {
-		return err
-	}
-	resp, err := r.request(http.MethodDelete, r.accept(true)).Params(listOpts.Query()).Body(body, ct).Do(ctx)
-	if err != nil {
-		return err
-	}
-	return resp.Close()
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // The metadata client is a reflector.ListerWatcher of PartialObjectMetadata.
-var _ reflector.ListerWatcher[metav1.PartialObjectMetadata] = (*client.MetadataResource)(nil)
+var _ reflector.ListerWatcher[metav1.PartialObjectMetadata] = client.MetadataResource(nil)
 
 // TestMetadataInformer runs an informer on the metadata client, in JSON and
 // protobuf, with paged lists and with a streaming list: it syncs, then

@@ -76,7 +76,7 @@ func faultServer(t *testing.T, script ...fault) *recorder {
 // Requests safe to repeat are retried on 429, 503, 504 and reset
 // connections, waiting what Retry-After says or a jittered backoff.
 func TestRetries(t *testing.T) {
-	pods := func(c *Client) *TypedClient[corev1.Pod, *corev1.Pod] { return For[corev1.Pod](c) }
+	pods := func(c *Client) Resource[corev1.Pod] { return For[corev1.Pod](c) }
 	get := func(ctx context.Context, c *Client) error {
 		_, err := pods(c).Get(ctx, "p", metav1.GetOptions{})
 		return err

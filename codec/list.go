@@ -39,19 +39,28 @@ func DecodeJSONList[T any](r io.Reader, fn func(*T) error) (ListHeader, error) {
 // DecodeJSONListWith is DecodeJSONList with decode options for the items.
 func DecodeJSONListWith[T any](r io.Reader, o DecodeOptions, fn func(*T) error) (ListHeader, error) {
 	var h ListHeader
+	err := DecodeJSONListInto(r, o, &h, fn)
+	return h, err
+}
+
+// DecodeJSONListInto is DecodeJSONListWith filling *h as the header is read,
+// so that fn sees what came before the items: servers write kind,
+// apiVersion and metadata first, and a caller can complete items from them
+// (such as the kind of a typed list's items, which servers leave out).
+func DecodeJSONListInto[T any](r io.Reader, o DecodeOptions, h *ListHeader, fn func(*T) error) error {
 	var skipped *ItemErrors
 	dec := kjson.NewDecoder(r)
 	tok, err := dec.ReadToken()
 	if err != nil {
-		return h, fmt.Errorf("codec: decoding list: %w", err)
+		return fmt.Errorf("codec: decoding list: %w", err)
 	}
 	if tok.Kind() != '{' {
-		return h, fmt.Errorf("codec: decoding list: want a JSON object, found %v", tok.Kind())
+		return fmt.Errorf("codec: decoding list: want a JSON object, found %v", tok.Kind())
 	}
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return h, fmt.Errorf("codec: decoding list: %w", err)
+			return fmt.Errorf("codec: decoding list: %w", err)
 		}
 		name := tok.String()
 		switch name {
@@ -64,7 +73,7 @@ func DecodeJSONListWith[T any](r io.Reader, o DecodeOptions, fn func(*T) error) 
 		case "items":
 			err = decodeJSONItems(dec, o.jsonOptions(), fn)
 			if errors.Is(err, ErrStop) {
-				return h, nil
+				return nil
 			}
 			if errors.As(err, &skipped) {
 				err = nil // reported at the end, once the rest is read
@@ -73,16 +82,16 @@ func DecodeJSONListWith[T any](r io.Reader, o DecodeOptions, fn func(*T) error) 
 			err = dec.SkipValue()
 		}
 		if err != nil {
-			return h, fmt.Errorf("codec: decoding list %s: %w", name, err)
+			return fmt.Errorf("codec: decoding list %s: %w", name, err)
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return h, fmt.Errorf("codec: decoding list: %w", err)
+		return fmt.Errorf("codec: decoding list: %w", err)
 	}
 	if skipped != nil {
-		return h, skipped
+		return skipped
 	}
-	return h, nil
+	return nil
 }
 
 func decodeJSONItems[T any](dec *jsontext.Decoder, opts json.Options, fn func(*T) error) error {

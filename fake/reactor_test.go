@@ -282,8 +282,8 @@ func TestReactorListAndSuccess(t *testing.T) {
 	}
 	ul, err := client.Dynamic(f.Client()).Resource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"}).
 		Namespace("web").List(ctx, metav1.ListOptions{})
-	if err != nil || ul.GetKind() != "ConfigMapList" || len(ul.Items) != 1 || ul.Items[0].GetKind() != "ConfigMap" {
-		t.Errorf("dynamic list kind %q items %d, %v", ul.GetKind(), len(ul.Items), err)
+	if err != nil || ul.Kind != "ConfigMapList" || len(ul.Items) != 1 || ul.Items[0].GetKind() != "ConfigMap" {
+		t.Errorf("dynamic list kind %q items %d, %v", ul.Kind, len(ul.Items), err)
 	}
 	if err := cms.Delete(ctx, "real", metav1.DeleteOptions{}); err != nil {
 		t.Errorf("delete handled with nothing: %v", err)

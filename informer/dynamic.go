@@ -19,77 +19,58 @@ type DynamicInformer = SharedInformer[unstructured.Unstructured, *unstructured.U
 // gvr through the dynamic client, in namespace ns ("" for all namespaces,
 // or a cluster-scoped resource). A namespace given for a resource that
 // RESTMapper reports cluster-scoped is ignored, so that one factory
-// namespace serves namespaced and cluster-scoped resources alike.
-//
-// It exists because client.DynamicResource has List and Watch but no
-// ListEach: lists are decoded a page at a time (pages of the reflector's
-// PageSize, 500 by default) and their items handed on one by one.
+// namespace serves namespaced and cluster-scoped resources alike; the
+// scope is looked up on first use.
 func NewDynamicListerWatcher(c *client.Client, gvr client.GroupVersionResource, ns string) reflector.ListerWatcher[unstructured.Unstructured] {
-	return &dynamicLW{c: c, gvr: gvr, ns: ns}
+	return newDynamicLW(c, client.Dynamic(c).Resource(gvr), gvr, ns)
 }
 
-// dynamicLW adapts client.DynamicResource to reflector.ListerWatcher.
+func newDynamicLW(c *client.Client, res client.Resource[unstructured.Unstructured], gvr client.GroupVersionResource, ns string) *dynamicLW {
+	return &dynamicLW{c: c, gvr: gvr, ns: ns, res: res, resolved: ns == ""}
+}
+
+// dynamicLW is a dynamic Resource whose namespace is set once the
+// resource's scope is known.
 type dynamicLW struct {
 	c   *client.Client
 	gvr client.GroupVersionResource
 	ns  string
 
-	mu  sync.Mutex
-	res *client.DynamicResource // resolved on first use
+	mu       sync.Mutex
+	res      client.Resource[unstructured.Unstructured]
+	resolved bool // res has its namespace
 }
 
-// resource returns the dynamic client to use, resolving the resource's
+// resource returns the dynamic Resource to use, resolving the resource's
 // scope once when a namespace was asked for. A failed lookup is returned
 // (the reflector retries) and tried again next time.
-func (d *dynamicLW) resource(ctx context.Context) (*client.DynamicResource, error) {
+func (d *dynamicLW) resource(ctx context.Context) (client.Resource[unstructured.Unstructured], error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.res != nil {
+	if d.resolved {
 		return d.res, nil
 	}
-	res := client.Dynamic(d.c).Resource(d.gvr)
-	if d.ns != "" {
-		m, err := d.c.RESTMapper().ResourceFor(ctx, d.gvr)
-		if err != nil {
-			return nil, fmt.Errorf("informer: finding the scope of %s: %w", d.gvr.GroupResource(), err)
-		}
-		if m.Namespaced {
-			res = res.Namespace(d.ns)
-		}
+	m, err := d.c.RESTMapper().ResourceFor(ctx, d.gvr)
+	if err != nil {
+		return nil, fmt.Errorf("informer: finding the scope of %s: %w", d.gvr.GroupResource(), err)
 	}
-	d.res = res
-	return res, nil
+	if m.Namespaced {
+		d.res = d.res.Namespace(d.ns)
+	}
+	d.resolved = true
+	return d.res, nil
 }
 
-// ListEach lists one page (opts.Limit) with the dynamic client and hands
-// its items to fn in order.
+// ListEach lists with the dynamic Resource.
 func (d *dynamicLW) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*unstructured.Unstructured) error) (metav1.ListMeta, error) {
 	res, err := d.resource(ctx)
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
-	list, err := res.List(ctx, opts)
-	if err != nil {
-		return metav1.ListMeta{}, err
-	}
-	meta := metav1.ListMeta{
-		ResourceVersion:    list.GetResourceVersion(),
-		Continue:           list.GetContinue(),
-		RemainingItemCount: list.GetRemainingItemCount(),
-	}
-	for i := range list.Items {
-		// A copy of its own for each item, so that a cached item does not
-		// keep the page's whole slice alive.
-		item := list.Items[i]
-		list.Items[i] = unstructured.Unstructured{}
-		if err := fn(&item); err != nil {
-			return meta, err
-		}
-	}
-	return meta, nil
+	return res.ListEach(ctx, opts, fn)
 }
 
-// Watch watches with the dynamic client.
+// Watch watches with the dynamic Resource.
 func (d *dynamicLW) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[unstructured.Unstructured], error) {
 	res, err := d.resource(ctx)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/reflector"
 )
 
@@ -207,7 +208,7 @@ func For[T any, PT client.ObjectPtr[T]](f *Factory, opts ...ScopeOption) *Shared
 	if inf, ok := f.informers[key]; ok {
 		return inf.(*SharedInformer[T, PT])
 	}
-	tc = tc.Namespace(sc.namespace)
+	tc = tc.Namespace(sc.namespace).WithDecodeOptions(f.decodeOptions())
 	cfg := Config[T]{
 		Reflector:    reflectorConfig[T, PT](f.def, sc, informerName(reflect.TypeFor[T]().String(), sc)),
 		Resource:     tc.Kind().GroupVersionResource().GroupResource(),
@@ -239,9 +240,18 @@ func (f *Factory) ForResource(gvr client.GroupVersionResource, opts ...ScopeOpti
 		Resource:     gvr.GroupResource(),
 		ResyncPeriod: f.def.resync,
 	}
-	inf := New[unstructured.Unstructured](NewDynamicListerWatcher(f.c, gvr, sc.namespace), cfg)
+	lw := newDynamicLW(f.c, client.Dynamic(f.c).Resource(gvr).WithDecodeOptions(f.decodeOptions()), gvr, sc.namespace)
+	inf := New[unstructured.Unstructured](lw, cfg)
 	f.addLocked(key, inf)
 	return inf
+}
+
+// decodeOptions are the decode options of the informers' lists and
+// watches, which decode for a cache: objects of one response share the
+// bytes of equal managedFields (cached objects are read-only), and
+// managedFields are not decoded at all when they are to be dropped.
+func (f *Factory) decodeOptions() codec.DecodeOptions {
+	return codec.DecodeOptions{SkipManagedFields: f.def.dropManagedFields, ShareFieldsV1: true}
 }
 
 func (f *Factory) scope(opts []ScopeOption) scope {

@@ -34,7 +34,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 type env struct {
 	srv *apiserver.Server
 	c   *client.Client
-	cms *client.TypedClient[corev1.ConfigMap, *corev1.ConfigMap]
+	cms client.Resource[corev1.ConfigMap]
 }
 
 func newEnv(t testing.TB) *env { return newEnvWith(t, apiserver.Config{}, "") }

@@ -18,7 +18,7 @@ import (
 
 type env struct {
 	srv *apiserver.Server
-	cms *client.TypedClient[corev1.ConfigMap, *corev1.ConfigMap]
+	cms client.Resource[corev1.ConfigMap]
 }
 
 // newEnv starts a reference server holding n ConfigMaps in namespace "p".

@@ -183,13 +183,6 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		backoff.WithRandomizationFactor(0.5),
 		backoff.WithMaxElapsedTime(0),
 	)
-	// Lists and watches decode for a cache: objects of one response share
-	// the bytes of equal managedFields (cached objects are read-only), and
-	// managedFields are not decoded at all when they are to be dropped.
-	ctx = client.WithDecodeOptions(ctx, codec.DecodeOptions{
-		SkipManagedFields: r.cfg.DropManagedFields,
-		ShareFieldsV1:     true,
-	})
 	st := needList
 	listRV := "0" // the first list may be served from any state the server has
 	var lastError time.Time

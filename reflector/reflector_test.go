@@ -85,7 +85,7 @@ func (s *mapStore) waitFor(t *testing.T, what string, cond func(map[string]strin
 
 type env struct {
 	srv *apiserver.Server
-	cms *client.TypedClient[corev1.ConfigMap, *corev1.ConfigMap]
+	cms client.Resource[corev1.ConfigMap]
 }
 
 func newEnv(t *testing.T) *env {
@@ -172,7 +172,7 @@ func TestListThenWatch(t *testing.T) {
 
 // hookedLW runs a hook before every Watch call.
 type hookedLW struct {
-	*client.TypedClient[corev1.ConfigMap, *corev1.ConfigMap]
+	client.Resource[corev1.ConfigMap]
 	mu     sync.Mutex
 	calls  int
 	before func(call int)
@@ -186,7 +186,7 @@ func (h *hookedLW) Watch(ctx context.Context, opts metav1.ListOptions) (client.W
 	if h.before != nil {
 		h.before(call)
 	}
-	return h.TypedClient.Watch(ctx, opts)
+	return h.Resource.Watch(ctx, opts)
 }
 
 // TestRelistAfterCompaction: the reflector's resourceVersion is compacted
@@ -196,7 +196,7 @@ func TestRelistAfterCompaction(t *testing.T) {
 	e := newEnv(t)
 	e.create(t, "a")
 	store := newMapStore()
-	lw := &hookedLW{TypedClient: e.cms}
+	lw := &hookedLW{Resource: e.cms}
 	lw.before = func(call int) {
 		if call != 1 {
 			return

@@ -155,7 +155,7 @@ func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 }
 
 // waitForSecret watches until the Secret name holds mode.
-func waitForSecret(ctx context.Context, secrets *client.TypedClient[corev1.Secret, *corev1.Secret], name, mode string) (*corev1.Secret, error) {
+func waitForSecret(ctx context.Context, secrets client.Resource[corev1.Secret], name, mode string) (*corev1.Secret, error) {
 	w, err := secrets.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
 	if err != nil {
 		return nil, err

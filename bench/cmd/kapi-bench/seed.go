@@ -179,7 +179,7 @@ type ack struct {
 
 // updateLoop makes `count` updates of the objects named in names (in turn),
 // each changing an annotation, and returns the acknowledgements.
-func updateLoop[T any, PT client.ObjectPtr[T]](ctx context.Context, tc *client.TypedClient[T, PT], objs []PT, count int, seq *atomic.Int64) ([]ack, error) {
+func updateLoop[T any, PT client.ObjectPtr[T]](ctx context.Context, tc client.Resource[T], objs []PT, count int, seq *atomic.Int64) ([]ack, error) {
 	acks := make([]ack, 0, count)
 	for k := range count {
 		i := k % len(objs)
@@ -204,7 +204,7 @@ func updateLoop[T any, PT client.ObjectPtr[T]](ctx context.Context, tc *client.T
 }
 
 // splitObjects returns the objects the client lists, split round-robin into w groups.
-func splitObjects[T any, PT client.ObjectPtr[T]](ctx context.Context, tc *client.TypedClient[T, PT], w int) ([][]PT, error) {
+func splitObjects[T any, PT client.ObjectPtr[T]](ctx context.Context, tc client.Resource[T], w int) ([][]PT, error) {
 	l, err := tc.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err

@@ -165,8 +165,8 @@ func (b *bench) write(ctx context.Context, resource, ns string) ([]ack, error) {
 	}
 }
 
-func writeAll[T any, PT client.ObjectPtr[T]](ctx context.Context, tc *client.TypedClient[T, PT], writers, updates int) ([]ack, error) {
-	groups, err := splitObjects(ctx, tc, writers)
+func writeAll[T any, PT client.ObjectPtr[T]](ctx context.Context, tc client.Resource[T], writers, updates int) ([]ack, error) {
+	groups, err := splitObjects[T, PT](ctx, tc, writers)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func writeAll[T any, PT client.ObjectPtr[T]](ctx context.Context, tc *client.Typ
 		}
 		g.Go(func() error {
 			var err error
-			out[w], err = updateLoop(gctx, tc, groups[w], count, &seq)
+			out[w], err = updateLoop[T, PT](gctx, tc, groups[w], count, &seq)
 			return err
 		})
 	}
