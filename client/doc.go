@@ -17,24 +17,37 @@
 //	cfg, err := client.Load(client.LoadOptions{})
 //	c, err := client.New(cfg)
 //
-// # Typed client
+// # Resources
 //
-// [For] returns a [TypedClient] for a Go type: the built-in kinds of kapi's
-// api packages, or any struct that embeds metav1.TypeMeta and
-// metav1.ObjectMeta and is registered. Its methods take and return *T and
-// use metav1's option types:
+// A [Resource] makes requests about the objects of one resource. [For]
+// returns the Resource of a Go type: the built-in kinds of kapi's api
+// packages, or any struct that embeds metav1.TypeMeta and metav1.ObjectMeta
+// and is registered. Its methods take and return *T and use metav1's option
+// types:
 //
 //	pods := client.For[corev1.Pod](c).Namespace("web")
 //	pod, err := pods.Get(ctx, "frontend-0", metav1.GetOptions{})
 //	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 //	pod, err = pods.Create(ctx, pod, metav1.CreateOptions{})
 //
+// Code that keeps one writes its type with one parameter:
+//
+//	type Reconciler struct{ secrets client.Resource[corev1.Secret] }
+//
 // The verbs are Get, List (a [List] of T; ListEach streams items to a
 // callback without keeping them), Watch, Create, Update, UpdateStatus, Patch
 // (JSON, merge and strategic merge patches), Apply and ApplyStatus
-// (server-side apply), Delete, DeleteCollection, and GetSubresource and
-// UpdateSubresource for subresources such as "status" and "scale". Returned
-// objects always carry their kind and apiVersion.
+// (server-side apply), Delete, DeleteCollection, and GetSubresource,
+// UpdateSubresource and CreateSubresource for subresources such as "scale",
+// "eviction" or "token". Returned objects always carry their kind and
+// apiVersion. The interface is composed of smaller ones ([Reader],
+// [Writer], [Patcher], [Deleter], [SubresourceClient]) for code that needs
+// only some verbs; a Reader is a reflector.ListerWatcher.
+//
+// Namespace and WithDecodeOptions return scoped copies: a Resource is
+// immutable. WithDecodeOptions tunes how lists and watches decode objects
+// for callers that keep many of them (skip managedFields unread, share the
+// bytes of equal ones); the informer factory uses it.
 //
 // # Registering types
 //
@@ -74,22 +87,25 @@
 //
 // # Dynamic client
 //
-// [Dynamic] returns a [DynamicClient], which has the same verbs on
-// unstructured.Unstructured for any resource named by a
-// [GroupVersionResource], always in JSON:
+// [Dynamic] gives the Resource of any resource named by a
+// [GroupVersionResource], its objects held as unstructured.Unstructured,
+// always in JSON. It is the same implementation as For's with another
+// codec, so it has the same verbs, options and errors:
 //
 //	cms := client.Dynamic(c).Resource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("web")
 //	cm, err := cms.Get(ctx, "settings", metav1.GetOptions{})
 //
 // # Metadata client
 //
-// [Metadata] returns a [MetadataClient], which reads and writes only the
+// [Metadata] gives a [MetadataResource], which reads and writes only the
 // metadata of objects of any resource, as meta.k8s.io/v1
 // PartialObjectMetadata (the server sends names, labels, annotations, owner
 // references, finalizers and resourceVersions, never the rest), in protobuf
-// when the Config prefers it, for custom resources too. Its resource client
-// is a reflector.ListerWatcher, so an informer can cache the metadata of,
-// say, every Secret without holding their data:
+// when the Config prefers it, for custom resources too. It has the verbs
+// of a Resource that make sense on metadata (Get, List, ListEach, Watch,
+// Patch, Delete, DeleteCollection), with the same signatures and the same
+// implementation. It is a reflector.ListerWatcher, so an informer can cache
+// the metadata of, say, every Secret without holding their data:
 //
 //	secrets := client.Metadata(c).Resource(client.GroupVersionResource{Version: "v1", Resource: "secrets"})
 //	inf := informer.New[metav1.PartialObjectMetadata](secrets, informer.Config[metav1.PartialObjectMetadata]{})

@@ -6,6 +6,7 @@ import (
 	"log"
 	"net/http/httptest"
 
+	authenticationv1 "github.com/kapi-dev/kapi/api/authentication/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
@@ -108,6 +109,53 @@ func ExampleResource_Create() {
 	// Output:
 	// true true debug
 	// true
+}
+
+// Subresources that take an object of their own kind, such as a service
+// account's token or a pod's eviction, are posted with CreateSubresource;
+// the answer is decoded into the caller's type.
+func ExampleResource_CreateSubresource() {
+	host, stop := referenceServer()
+	defer stop()
+	c, _ := client.New(&client.Config{Host: host})
+	ctx := context.Background()
+
+	sas := client.For[corev1.ServiceAccount](c)
+	if _, err := sas.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}, metav1.CreateOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"example"}}}
+	var tr authenticationv1.TokenRequest
+	if err := sas.CreateSubresource(ctx, "robot", "token", req, &tr, metav1.CreateOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(tr.Status.Token != "", tr.Spec.Audiences)
+	// Output: true [example]
+}
+
+// WithDecodeOptions makes a Resource whose lists and watches decode for a
+// cache: here managedFields are skipped unread. The Resource it derives
+// from is unchanged.
+func ExampleResource_WithDecodeOptions() {
+	host, stop := referenceServer()
+	defer stop()
+	c, _ := client.New(&client.Config{Host: host})
+	ctx := context.Background()
+
+	cms := client.For[corev1.ConfigMap](c)
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range []client.Resource[corev1.ConfigMap]{cms, cms.WithDecodeOptions(codec.DecodeOptions{SkipManagedFields: true})} {
+		list, err := r.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=settings"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(len(list.Items[0].ManagedFields))
+	}
+	// Output:
+	// 1
+	// 0
 }
 
 // Apply is server-side apply: the object holds only the fields its manager

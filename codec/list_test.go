@@ -309,3 +309,21 @@ func TestDecodeJSONListMutations(t *testing.T) {
 		}
 	}
 }
+
+// DecodeJSONListInto fills the header as it is read: the items see what
+// came before them, and the header is whole at the end.
+func TestDecodeJSONListInto(t *testing.T) {
+	body := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"3"},"items":[{"metadata":{"name":"a"}}],"extra":1}`
+	var h codec.ListHeader
+	var seen []string
+	err := codec.DecodeJSONListInto(strings.NewReader(body), codec.DecodeOptions{}, &h, func(p *metav1.PartialObjectMetadata) error {
+		seen = append(seen, h.Kind+" "+h.APIVersion+" "+h.ListMeta.ResourceVersion+" "+p.Name)
+		return nil
+	})
+	if err != nil || len(seen) != 1 || seen[0] != "PodList v1 3 a" {
+		t.Fatalf("items saw %q, %v", seen, err)
+	}
+	if h.Kind != "PodList" || h.ListMeta.ResourceVersion != "3" {
+		t.Errorf("header %+v", h)
+	}
+}

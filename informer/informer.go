@@ -89,7 +89,9 @@ type SharedInformer[T any, PT client.ObjectPtr[T]] struct {
 //	pods := informer.New[corev1.Pod](client.For[corev1.Pod](c).Namespace("web"), informer.Config[corev1.Pod]{})
 //
 // The namespace, label and field selection is lw's and cfg.Reflector's
-// ListOptions'. The informer does nothing until Run.
+// ListOptions'. So is decoding: a client.Resource made with
+// WithDecodeOptions(codec.DecodeOptions{ShareFieldsV1: true}) decodes for a
+// cache, as the Factory's informers do. The informer does nothing until Run.
 func New[T any, PT client.ObjectPtr[T]](lw reflector.ListerWatcher[T], cfg Config[T]) *SharedInformer[T, PT] {
 	if cfg.Reflector.Name == "" {
 		cfg.Reflector.Name = fmt.Sprintf("%T", new(T))

@@ -86,8 +86,9 @@ type Config[T any] struct {
 	// them).
 	Transform func(*T) (*T, error)
 	// DropManagedFields leaves metadata.managedFields out of the cache, as
-	// the DropManagedFields transform does but cheaper: lists and watches
-	// skip them unread (default false).
+	// the DropManagedFields transform does (default false). It is cheaper
+	// still to have the ListerWatcher skip them unread, as the informer
+	// factory does (client.Resource.WithDecodeOptions).
 	DropManagedFields bool
 	// InitialBackoff, MaxBackoff and ResetBackoffAfter shape the retry
 	// backoff (defaults 800ms, 30s, 2m, as client-go's reflector).
