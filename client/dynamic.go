@@ -120,8 +120,14 @@ func dropManagedFields(u *unstructured.Unstructured, o codec.DecodeOptions) {
 // typed lists; decodeList sets it from the list's).
 type listItem struct{ unstructured.Unstructured }
 
-// UnmarshalJSONFrom decodes the item, with or without a kind.
+// UnmarshalJSONFrom decodes the item, with or without a kind; a null item
+// is an empty object, as in Kubernetes.
 func (it *listItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		it.Object = map[string]any{}
+		return err
+	}
 	if err := it.Unstructured.UnmarshalJSONFrom(dec); err != nil && !errors.Is(err, unstructured.ErrMissingKind) {
 		return err
 	}

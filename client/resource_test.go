@@ -258,22 +258,23 @@ func TestCreateSubresource(t *testing.T) {
 }
 
 // The items of a typed list carry no kind: the dynamic client gives them
-// the list's, and leaves the kind of items that have one.
+// the list's, and leaves the kind of items that have one. A null item is an
+// empty object, as in Kubernetes.
 func TestDynamicListItemKinds(t *testing.T) {
 	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"kind":"WidgetList","apiVersion":"example.com/v1","metadata":{"resourceVersion":"9","continue":"c"},"items":[` +
-			`{"metadata":{"name":"a"}},{"kind":"Gadget","apiVersion":"example.com/v2","metadata":{"name":"b"}}]}`))
+			`{"metadata":{"name":"a"}},{"kind":"Gadget","apiVersion":"example.com/v2","metadata":{"name":"b"}},null]}`))
 	})
 	widgets := Dynamic(newTestClient(t, &Config{Host: rec.srv.URL})).Resource(widgetsGVR)
 	list, err := widgets.List(testContext(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list.Kind != "WidgetList" || list.APIVersion != "example.com/v1" || list.ResourceVersion != "9" || list.Continue != "c" || len(list.Items) != 2 {
+	if list.Kind != "WidgetList" || list.APIVersion != "example.com/v1" || list.ResourceVersion != "9" || list.Continue != "c" || len(list.Items) != 3 {
 		t.Fatalf("list %+v", list)
 	}
-	for i, want := range [][2]string{{"Widget", "example.com/v1"}, {"Gadget", "example.com/v2"}} {
+	for i, want := range [][2]string{{"Widget", "example.com/v1"}, {"Gadget", "example.com/v2"}, {"Widget", "example.com/v1"}} {
 		if it := list.Items[i]; it.GetKind() != want[0] || it.GetAPIVersion() != want[1] {
 			t.Errorf("item %d: kind %q apiVersion %q, want %q", i, it.GetKind(), it.GetAPIVersion(), want)
 		}
