@@ -127,7 +127,7 @@ func (s *SharedInformer[T, PT]) Run(ctx context.Context) error {
 	for _, l := range s.listeners {
 		s.startLocked(l)
 	}
-	r := reflector.New[T](s.lw, storeAdapter[T, PT]{s}, s.cfg)
+	r := reflector.New[T, PT](s.lw, storeAdapter[T, PT]{s}, s.cfg)
 	s.refl.Store(r)
 	if s.resync > 0 {
 		s.wg.Go(func() { s.resyncLoop(ctx) })

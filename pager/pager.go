@@ -2,8 +2,8 @@
 //
 // # Pages
 //
-// A Pager asks for PageSize items at a time (default 500, as client-go). The
-// first request carries the caller's resourceVersion and resourceVersionMatch;
+// A Pager, configured by one Config passed to New, asks for Config.PageSize
+// items at a time (default 500, as client-go). The first request carries the caller's resourceVersion and resourceVersionMatch;
 // continuation requests carry only the continue token, never a resourceVersion
 // (a server answers 400 to both together). Every page of one list is served by
 // the server from the same snapshot.
@@ -12,8 +12,8 @@
 //
 // EachItem hands items to a callback one at a time while the next page is
 // already being fetched: pages are decoded as they arrive, and at most
-// PageBuffer decoded items wait between the fetcher and the callback, so memory
-// stays bounded however long the list.
+// Config.PageBuffer decoded items wait between the fetcher and the callback,
+// so memory stays bounded however long the list.
 //
 // # Items that do not decode
 //
@@ -24,9 +24,10 @@
 // # Expired continue tokens
 //
 // A continue token expires when the snapshot it points into is compacted
-// (410 Expired). With FullListOnExpired set, the pager then lists everything in
-// one request at the latest state instead; OnRestart, if set, is called first,
-// because items already handed out will be handed out again.
+// (410 Expired). With Config.FullListOnExpired set, the pager then lists
+// everything in one request at the latest state instead; Config.OnRestart, if
+// set, is called first, because items already handed out will be handed out
+// again.
 package pager
 
 import (
@@ -40,7 +41,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// DefaultPageSize is the page size when Pager.PageSize is zero.
+// DefaultPageSize is the page size when Config.PageSize is zero.
 const DefaultPageSize = 500
 
 // ListFunc lists one page: it hands every item of the page to each, in order,
@@ -48,50 +49,54 @@ const DefaultPageSize = 500
 // client.For[T](c).ListEach and the dynamic client's ListEach have this shape.
 type ListFunc[T any] func(ctx context.Context, opts metav1.ListOptions, each func(*T) error) (metav1.ListMeta, error)
 
-// Pager lists a collection page by page. The zero value of every field is a
-// sensible default.
-type Pager[T any] struct {
-	list ListFunc[T]
-	// PageSize is the limit of each request (DefaultPageSize if zero; negative
-	// means no paging).
+// Config tunes a Pager. Every zero value is the documented default.
+type Config struct {
+	// PageSize is the limit of each request (default DefaultPageSize;
+	// negative: one unpaged request).
 	PageSize int64
 	// PageBuffer bounds how many decoded items may wait for the EachItem
-	// callback while the next page is fetched (default PageSize).
+	// callback while the next page is fetched (default PageSize, or 1 when
+	// unpaged).
 	PageBuffer int
 	// FullListOnExpired makes the pager fall back to one unpaged list at the
-	// latest state when a continue token has expired.
+	// latest state when a continue token has expired (default false: the
+	// 410 is returned).
 	FullListOnExpired bool
-	// OnRestart is called before the items of that fallback list are handed
-	// out, so the caller can drop what it gathered from the earlier pages.
+	// OnRestart, if set, is called before the items of that fallback list
+	// are handed out, so the caller can drop what it gathered from the
+	// earlier pages (default nil: nothing to drop).
 	OnRestart func()
 }
 
+// Pager lists a collection page by page, as its Config says.
+type Pager[T any] struct {
+	list ListFunc[T]
+	cfg  Config
+}
+
 // New returns a pager over list.
-func New[T any](list ListFunc[T]) *Pager[T] { return &Pager[T]{list: list} }
+func New[T any](list ListFunc[T], cfg Config) *Pager[T] { return &Pager[T]{list: list, cfg: cfg} }
 
 func (p *Pager[T]) pageSize() int64 {
 	switch {
-	case p.PageSize == 0:
+	case p.cfg.PageSize == 0:
 		return DefaultPageSize
-	case p.PageSize < 0:
+	case p.cfg.PageSize < 0:
 		return 0
 	}
-	return p.PageSize
+	return p.cfg.PageSize
 }
 
 // List gathers the whole collection. The returned ListMeta is the last page's
 // (its resourceVersion is the list's).
 func (p *Pager[T]) List(ctx context.Context, opts metav1.ListOptions) ([]*T, metav1.ListMeta, error) {
 	var items []*T
-	q := *p
-	restart := p.OnRestart
-	q.OnRestart = func() {
+	meta, err := p.each(ctx, opts, func() {
 		items = items[:0]
-		if restart != nil {
-			restart()
+		if p.cfg.OnRestart != nil {
+			p.cfg.OnRestart()
 		}
-	}
-	meta, err := q.each(ctx, opts, func(it *T) error {
+	}, func(it *T) error {
 		items = append(items, it)
 		return nil
 	})
@@ -103,7 +108,7 @@ func (p *Pager[T]) List(ctx context.Context, opts metav1.ListOptions) ([]*T, met
 // list and is returned (ErrStop stops it without error). The returned ListMeta
 // is the last page's.
 func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
-	buf := p.PageBuffer
+	buf := p.cfg.PageBuffer
 	if buf <= 0 {
 		buf = int(max(p.pageSize(), 1))
 	}
@@ -116,15 +121,14 @@ func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn fun
 	var meta metav1.ListMeta
 	g.Go(func() error {
 		defer close(ch)
-		q := *p
-		q.OnRestart = func() {
+		restart := func() {
 			select {
 			case ch <- item{restart: true}:
 			case <-gctx.Done():
 			}
 		}
 		var err error
-		meta, err = q.each(gctx, opts, func(it *T) error {
+		meta, err = p.each(gctx, opts, restart, func(it *T) error {
 			select {
 			case ch <- item{obj: it}:
 				return nil
@@ -137,8 +141,8 @@ func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn fun
 	g.Go(func() error {
 		for it := range ch {
 			if it.restart {
-				if p.OnRestart != nil {
-					p.OnRestart()
+				if p.cfg.OnRestart != nil {
+					p.cfg.OnRestart()
 				}
 				continue
 			}
@@ -155,8 +159,9 @@ func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn fun
 	return meta, err
 }
 
-// each runs the page loop, calling fn for every item as its page is decoded.
-func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
+// each runs the page loop, calling fn for every item as its page is decoded,
+// and restart before the items of a full list after an expired token.
+func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, restart func(), fn func(*T) error) (metav1.ListMeta, error) {
 	opts.Limit = p.pageSize()
 	first := opts
 	var skipped []codec.ItemError
@@ -169,8 +174,8 @@ func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, fn func(*T
 			skipped, err = append(skipped, ie.Items...), nil
 		}
 		if err != nil {
-			if opts.Continue != "" && p.FullListOnExpired && client.IsResourceExpired(err) {
-				return p.fullList(ctx, first, fn)
+			if opts.Continue != "" && p.cfg.FullListOnExpired && client.IsResourceExpired(err) {
+				return p.fullList(ctx, first, restart, fn)
 			}
 			return meta, err
 		}
@@ -193,10 +198,8 @@ func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, fn func(*T
 
 // fullList lists everything in one request after a continue token expired.
 // The snapshot of the first page is gone, so it reads the latest state.
-func (p *Pager[T]) fullList(ctx context.Context, first metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
-	if p.OnRestart != nil {
-		p.OnRestart()
-	}
+func (p *Pager[T]) fullList(ctx context.Context, first metav1.ListOptions, restart func(), fn func(*T) error) (metav1.ListMeta, error) {
+	restart()
 	first.Limit = 0
 	first.Continue = ""
 	first.ResourceVersion = ""

@@ -84,7 +84,7 @@ func names(items []*corev1.ConfigMap) []string {
 func TestListPages(t *testing.T) {
 	e := newEnv(t, 1203)
 	rec := &recorder{}
-	p := pager.New(rec.wrap(e.cms.ListEach))
+	p := pager.New(rec.wrap(e.cms.ListEach), pager.Config{})
 	items, meta, err := p.List(context.Background(), metav1.ListOptions{ResourceVersion: "0", LabelSelector: ""})
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +110,7 @@ func TestListPages(t *testing.T) {
 
 func TestEachItemStreamsInOrder(t *testing.T) {
 	e := newEnv(t, 120)
-	p := pager.New(e.cms.ListEach)
-	p.PageSize = 7
-	p.PageBuffer = 3
+	p := pager.New(e.cms.ListEach, pager.Config{PageSize: 7, PageBuffer: 3})
 	var got []string
 	_, err := p.EachItem(context.Background(), metav1.ListOptions{}, func(cm *corev1.ConfigMap) error {
 		got = append(got, cm.Name)
@@ -163,8 +161,7 @@ func TestExpiredContinue(t *testing.T) {
 		e := newEnv(t, 30)
 		rec := &recorder{}
 		rec.after = compactAfterFirstPage(t, e)
-		p := pager.New(rec.wrap(e.cms.ListEach))
-		p.PageSize = 10
+		p := pager.New(rec.wrap(e.cms.ListEach), pager.Config{PageSize: 10})
 		_, _, err := p.List(context.Background(), metav1.ListOptions{})
 		if !client.IsResourceExpired(err) {
 			t.Fatalf("want 410 Expired, got %v", err)
@@ -174,11 +171,10 @@ func TestExpiredContinue(t *testing.T) {
 		e := newEnv(t, 30)
 		rec := &recorder{}
 		rec.after = compactAfterFirstPage(t, e)
-		p := pager.New(rec.wrap(e.cms.ListEach))
-		p.PageSize = 10
-		p.FullListOnExpired = true
 		restarts := 0
-		p.OnRestart = func() { restarts++ }
+		p := pager.New(rec.wrap(e.cms.ListEach), pager.Config{
+			PageSize: 10, FullListOnExpired: true, OnRestart: func() { restarts++ },
+		})
 		items, _, err := p.List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -197,11 +193,10 @@ func TestExpiredContinue(t *testing.T) {
 		e := newEnv(t, 30)
 		rec := &recorder{}
 		rec.after = compactAfterFirstPage(t, e)
-		p := pager.New(rec.wrap(e.cms.ListEach))
-		p.PageSize = 10
-		p.FullListOnExpired = true
 		var got []string
-		p.OnRestart = func() { got = got[:0] }
+		p := pager.New(rec.wrap(e.cms.ListEach), pager.Config{
+			PageSize: 10, FullListOnExpired: true, OnRestart: func() { got = got[:0] },
+		})
 		if _, err := p.EachItem(context.Background(), metav1.ListOptions{}, func(cm *corev1.ConfigMap) error {
 			got = append(got, cm.Name)
 			return nil
@@ -216,8 +211,7 @@ func TestExpiredContinue(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	e := newEnv(t, 50)
-	p := pager.New(e.cms.ListEach)
-	p.PageSize = 5
+	p := pager.New(e.cms.ListEach, pager.Config{PageSize: 5})
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	_, err := p.EachItem(ctx, metav1.ListOptions{}, func(*corev1.ConfigMap) error {

@@ -4,12 +4,22 @@
 //
 // # The loop
 //
-// A Reflector is a small state machine, one step at a time:
+// A Reflector is a state machine (state.go): each state is a Go type holding
+// its data, and one step function moves from a state to the next, making the
+// store changes on the way. Run drives it, and owns the backoff:
 //
-//	needList ──list (paged) or streaming list──▶ watching(rv)
-//	watching ──events, bookmarks move rv; timeout or dropped stream──▶ watching(rv)
-//	watching ──410 Gone / Expired──▶ needList
-//	any error ──backoff──▶ the same state again
+//	listing(rv) ──paged list, store.Replace──▶ startWatch(rv of the list)
+//	listing("0") ──410 / too large──▶ listing("")
+//	startStreaming ──watch with sendInitialEvents──▶ streaming
+//	startStreaming ──400 / 422──▶ listing("0")            (streaming unsupported)
+//	streaming(items) ──ADDED──▶ streaming(items + object)
+//	streaming(items) ──end-of-initial-events bookmark, store.Replace──▶ watching(rv)
+//	streaming ──no event for InitialEventsTimeout, or a change event──▶ listing("0")
+//	startWatch(rv) ──watch──▶ watching(rv)
+//	watching(rv) ──event: store.Add/Update/Delete; bookmark──▶ watching(rv of the event)
+//	watching(rv) ──the watch ends cleanly (its timeout)──▶ startWatch(rv)
+//	startWatch, watching ──410 Gone / Expired──▶ relist: startStreaming or listing("")
+//	any other error ──▶ backingOff(err, the state to retry) ──wait──▶ that state
 //
 // The initial list asks for resourceVersion "0" (any state the server has
 // cached, cheapest for it) and falls back to "" (the latest) when the server
@@ -20,8 +30,10 @@
 //
 // With UseStreamingList the reflector instead opens one watch with
 // sendInitialEvents=true: the server sends every object as ADDED, then a
-// BOOKMARK marking the end of the initial events, then changes. If the server
-// does not support it the reflector falls back to list then watch.
+// BOOKMARK marking the end of the initial events, then changes. A server that
+// refuses it (400, 422), or that ignores it (no end bookmark within
+// InitialEventsTimeout of the last event, or a change before the end), sends
+// the reflector to paged lists for good: relists after a 410 list too.
 //
 // # Faults
 //
@@ -29,8 +41,9 @@
 // 30 s cap, reset after 2 minutes without errors, as client-go); a 429's
 // Retry-After is honoured. Watches ask for a random timeout between 5 and 10
 // minutes so that many reflectors do not reconnect in lockstep; a watch that
-// ends by timeout is re-opened from the last resourceVersion without a relist.
-// After any sequence of faults the store converges to the server's state.
+// ends by timeout, or breaks, is re-opened from the last resourceVersion
+// without a relist. After any sequence of faults the store converges to the
+// server's state.
 package reflector
 
 import (
@@ -38,7 +51,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,7 +58,6 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
-	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/pager"
 )
 
@@ -67,6 +78,9 @@ type Store[T any] interface {
 	Delete(obj *T) error
 }
 
+// DefaultInitialEventsTimeout is Config.InitialEventsTimeout's default.
+const DefaultInitialEventsTimeout = 10 * time.Second
+
 // Config tunes a Reflector. Every zero value is the documented default.
 type Config[T any] struct {
 	// Name identifies the reflector in logs (default the Go type of T).
@@ -79,6 +93,14 @@ type Config[T any] struct {
 	// UseStreamingList lists with a sendInitialEvents watch instead of paged
 	// lists (default false: not every server supports it).
 	UseStreamingList bool
+	// InitialEventsTimeout is how long a streaming list waits for the next
+	// of its initial events (an object, or the bookmark that ends them)
+	// before it concludes that the server, or a proxy on the way, ignored
+	// sendInitialEvents, and falls back to paged lists (default
+	// DefaultInitialEventsTimeout, 10 s: the interval at which client-go
+	// starts warning that the bookmark is late; client-go itself waits until
+	// the watch times out, 5 to 10 minutes without a synced cache).
+	InitialEventsTimeout time.Duration
 	// Transform, if set, is applied to every object before it is stored, e.g.
 	// to drop managedFields (see DropManagedFields). It may change the
 	// object it is given, except for the bytes of managedFields' FieldsV1,
@@ -111,6 +133,10 @@ type Reflector[T any] struct {
 	lw    ListerWatcher[T]
 	store Store[T]
 	cfg   Config[T]
+	// meta is T's object metadata (PT(obj), fixed by New at compile time).
+	meta func(*T) metav1.Object
+	// sleep waits d or until ctx is done, between retries (tests record it).
+	sleep func(ctx context.Context, d time.Duration) error
 
 	lastRV  atomic.Value // string
 	synced  atomic.Bool
@@ -118,13 +144,17 @@ type Reflector[T any] struct {
 	once    sync.Once
 }
 
-// New returns a reflector that keeps store in sync with what lw lists.
-func New[T any](lw ListerWatcher[T], store Store[T], cfg Config[T]) *Reflector[T] {
+// New returns a reflector that keeps store in sync with what lw lists. PT is
+// inferred: reflector.New[corev1.Pod](lw, store, cfg).
+func New[T any, PT client.ObjectPtr[T]](lw ListerWatcher[T], store Store[T], cfg Config[T]) *Reflector[T] {
 	if cfg.Name == "" {
 		cfg.Name = fmt.Sprintf("%T", new(T))
 	}
 	if cfg.PageSize == 0 {
 		cfg.PageSize = pager.DefaultPageSize
+	}
+	if cfg.InitialEventsTimeout <= 0 {
+		cfg.InitialEventsTimeout = DefaultInitialEventsTimeout
 	}
 	if cfg.InitialBackoff <= 0 {
 		cfg.InitialBackoff = 800 * time.Millisecond
@@ -141,7 +171,12 @@ func New[T any](lw ListerWatcher[T], store Store[T], cfg Config[T]) *Reflector[T
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	r := &Reflector[T]{lw: lw, store: store, cfg: cfg, syncedC: make(chan struct{})}
+	r := &Reflector[T]{
+		lw: lw, store: store, cfg: cfg,
+		meta:    func(obj *T) metav1.Object { return PT(obj) },
+		sleep:   sleep,
+		syncedC: make(chan struct{}),
+	}
 	r.lastRV.Store("")
 	if cfg.WatchErrorHandler == nil {
 		r.cfg.WatchErrorHandler = r.logError
@@ -160,22 +195,18 @@ func (r *Reflector[T]) HasSynced() bool { return r.synced.Load() }
 func (r *Reflector[T]) Synced() <-chan struct{} { return r.syncedC }
 
 func (r *Reflector[T]) logError(err error) {
-	if client.IsResourceExpired(err) || client.IsGone(err) || errors.Is(err, context.Canceled) {
+	if isExpired(err) || errors.Is(err, context.Canceled) {
 		r.cfg.Logger.Debug("reflector: relisting", "reflector", r.cfg.Name, "err", err)
 		return
 	}
 	r.cfg.Logger.Info("reflector: list/watch failed; retrying", "reflector", r.cfg.Name, "err", err)
 }
 
-// state is where the loop stands.
-type state int
-
-const (
-	needList state = iota
-	watching
-)
-
 // Run lists and watches until ctx is done. It returns ctx's error.
+//
+// Run steps the state machine and owns the retries: when a step ends in
+// backingOff, Run reports the error, waits (jittered exponential backoff, or
+// the server's Retry-After if longer) and resumes from the state to retry.
 func (r *Reflector[T]) Run(ctx context.Context) error {
 	bo := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(r.cfg.InitialBackoff),
@@ -184,79 +215,63 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		backoff.WithRandomizationFactor(0.5),
 		backoff.WithMaxElapsedTime(0),
 	)
-	st := needList
-	listRV := "0" // the first list may be served from any state the server has
+	var st state = listing{rv: "0"} // the first list may be served from any state the server has
+	if r.cfg.UseStreamingList {
+		st = startStreaming{}
+	}
+	defer func() { closeState(st) }()
 	var lastError time.Time
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var err error
-		switch st {
-		case needList:
-			if r.cfg.UseStreamingList {
-				err = r.streamingList(ctx)
-				if errors.Is(err, errStreamingUnsupported) {
-					r.cfg.Logger.Info("reflector: the server does not support streaming lists; listing instead", "reflector", r.cfg.Name)
-					r.cfg.UseStreamingList = false
-					continue
-				}
-				if err == nil {
-					st = watching
-					continue // the streaming watch already ended; re-watch from lastRV
-				}
-			} else {
-				err = r.list(ctx, listRV)
-				if err == nil {
-					st = watching
-				} else if listRV == "0" && (client.IsResourceExpired(err) || client.IsGone(err) || client.IsTooLargeResourceVersion(err)) {
-					listRV = "" // the server cannot serve "any": read the latest
-					continue
-				}
-			}
-		case watching:
-			err = r.watch(ctx, r.LastSyncResourceVersion())
-			if err == nil {
-				continue // a clean end (timeout): re-watch from lastRV at once
-			}
-			if client.IsResourceExpired(err) || client.IsGone(err) {
-				st, listRV = needList, ""
-				r.cfg.WatchErrorHandler(err)
-				continue // relist at once, as client-go does
-			}
-		}
-		if err == nil {
+		b, ok := st.(backingOff)
+		if !ok {
+			st = r.step(ctx, st)
 			continue
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.cfg.WatchErrorHandler(err)
+		r.cfg.WatchErrorHandler(b.err)
 		if time.Since(lastError) > r.cfg.ResetBackoffAfter {
 			bo.Reset() // healthy for a while: start the backoff over
 		}
 		lastError = time.Now()
 		wait := bo.NextBackOff()
-		if s, ok := client.RetryAfterSeconds(err); ok && time.Duration(s)*time.Second > wait {
+		if s, ok := client.RetryAfterSeconds(b.err); ok && time.Duration(s)*time.Second > wait {
 			wait = time.Duration(s) * time.Second
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := r.sleep(ctx, wait); err != nil {
+			return err
 		}
+		st = b.retry
 	}
 }
 
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// publish records rv as the resourceVersion the store is in sync with.
+func (r *Reflector[T]) publish(rv string) { r.lastRV.Store(rv) }
+
+func (r *Reflector[T]) setSynced(rv string) {
+	r.publish(rv)
+	r.synced.Store(true)
+	r.once.Do(func() { close(r.syncedC) })
+}
+
+// transform prepares an object for the store: managedFields dropped if so
+// configured, then the Transform.
 func (r *Reflector[T]) transform(obj *T) (*T, error) {
 	if r.cfg.DropManagedFields {
-		// A ListerWatcher that ignores the decode options still gets them
-		// dropped.
-		if m, ok := any(obj).(metav1.Object); ok {
-			m.SetManagedFields(nil)
-		}
+		r.meta(obj).SetManagedFields(nil)
 	}
 	if r.cfg.Transform == nil {
 		return obj, nil
@@ -264,206 +279,14 @@ func (r *Reflector[T]) transform(obj *T) (*T, error) {
 	return r.cfg.Transform(obj)
 }
 
-// list reads the whole collection at rv, page by page, and replaces the
-// store's contents with it.
-func (r *Reflector[T]) list(ctx context.Context, rv string) error {
-	p := pager.New(r.lw.ListEach)
-	p.PageSize = r.cfg.PageSize
-	p.FullListOnExpired = true
-	var items []*T
-	p.OnRestart = func() { items = items[:0] }
-	opts := r.cfg.ListOptions
-	opts.ResourceVersion = rv
-	opts.ResourceVersionMatch = ""
-	if rv != "" && rv != "0" {
-		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
-	}
-	meta, err := p.EachItem(ctx, opts, func(obj *T) error {
-		obj, err := r.transform(obj)
-		if err != nil {
-			return err
-		}
-		items = append(items, obj)
-		return nil
-	})
-	var skipped *codec.ItemErrors
-	if errors.As(err, &skipped) {
-		// Objects that do not decode are reported and left out; the rest of
-		// the list is stored, so one bad object cannot keep the cache empty.
-		r.cfg.WatchErrorHandler(err)
-		err = nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := r.store.Replace(items, meta.ResourceVersion); err != nil {
-		return fmt.Errorf("reflector: storing the list: %w", err)
-	}
-	r.setSynced(meta.ResourceVersion)
-	return nil
-}
-
-func (r *Reflector[T]) setSynced(rv string) {
-	r.lastRV.Store(rv)
-	r.synced.Store(true)
-	r.once.Do(func() { close(r.syncedC) })
-}
-
-func (r *Reflector[T]) watchTimeout() *int64 {
-	min := int64(r.cfg.MinWatchTimeout / time.Second)
-	if min < 1 {
-		min = 1
-	}
-	s := min + rand.Int64N(min)
-	return &s
-}
-
-// watch follows changes after rv until the watch ends. A clean end (the
-// server's timeout) returns nil.
-func (r *Reflector[T]) watch(ctx context.Context, rv string) error {
-	opts := r.cfg.ListOptions
-	opts.ResourceVersion = rv
-	opts.ResourceVersionMatch = ""
-	opts.AllowWatchBookmarks = true
-	opts.TimeoutSeconds = r.watchTimeout()
-	w, err := r.lw.Watch(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	_, err = r.handleEvents(ctx, w, nil)
-	return err
-}
-
-// errStreamingUnsupported means the server ignored or refused sendInitialEvents.
-var errStreamingUnsupported = errors.New("reflector: streaming lists not supported")
-
-// streamingList lists with a sendInitialEvents watch, replaces the store's
-// contents at the end of the initial events, then follows changes on the same
-// watch.
-func (r *Reflector[T]) streamingList(ctx context.Context) error {
-	opts := r.cfg.ListOptions
-	opts.ResourceVersion = ""
-	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
-	opts.AllowWatchBookmarks = true
-	send := true
-	opts.SendInitialEvents = &send
-	opts.TimeoutSeconds = r.watchTimeout()
-	w, err := r.lw.Watch(ctx, opts)
-	if err != nil {
-		if client.IsInvalid(err) || client.IsBadRequest(err) {
-			return fmt.Errorf("%w: %v", errStreamingUnsupported, err)
-		}
-		return err
-	}
-	defer w.Stop()
-	initial := []*T{}
-	done, err := r.handleEvents(ctx, w, &initial)
-	if err != nil {
-		return err
-	}
-	if !done {
-		// The stream ended before the initial events did: nothing was stored.
-		return errors.New("reflector: the streaming list ended before its initial events were complete")
-	}
-	return nil
-}
-
-// handleEvents applies watch events to the store until the watch ends. When
-// initial is not nil, ADDED events are gathered in it until the bookmark that
-// ends the initial events, which replaces the store's contents; the result
-// reports whether that bookmark came.
-func (r *Reflector[T]) handleEvents(ctx context.Context, w client.Watcher[T], initial *[]*T) (bool, error) {
-	gotInitial := initial == nil
-	for {
-		var ev client.Event[T]
-		select {
-		case <-ctx.Done():
-			return gotInitial, ctx.Err()
-		case e, ok := <-w.ResultChan():
-			if !ok {
-				return gotInitial, nil
-			}
-			ev = e
-		}
-		if ev.Type == client.EventError {
-			return gotInitial, ev.Err
-		}
-		if ev.Err != nil {
-			// One object that does not decode is reported and skipped; the
-			// watch moves past it so it cannot stall every later change.
-			r.cfg.WatchErrorHandler(ev.Err)
-			var de *client.DecodeError
-			if errors.As(ev.Err, &de) && de.ResourceVersion != "" && gotInitial {
-				r.lastRV.Store(de.ResourceVersion)
-			}
-			continue
-		}
-		if ev.Object == nil {
-			continue
-		}
-		rv := objectRV(ev.Object)
-		if ev.Type == client.EventBookmark {
-			if !gotInitial && isInitialEventsEnd(ev.Object) {
-				if err := r.store.Replace(*initial, rv); err != nil {
-					return false, fmt.Errorf("reflector: storing the list: %w", err)
-				}
-				*initial, gotInitial = nil, true
-				r.setSynced(rv)
-				continue
-			}
-			if gotInitial && rv != "" {
-				r.lastRV.Store(rv)
-			}
-			continue
-		}
-		obj, err := r.transform(ev.Object)
-		if err != nil {
-			r.cfg.Logger.Error("reflector: transform failed; skipping the object", "reflector", r.cfg.Name, "err", err)
-			continue
-		}
-		if !gotInitial {
-			if ev.Type == client.EventAdded {
-				*initial = append(*initial, obj)
-				continue
-			}
-			return false, fmt.Errorf("%w: %s event during the initial events", errStreamingUnsupported, ev.Type)
-		}
-		switch ev.Type {
-		case client.EventAdded:
-			err = r.store.Add(obj)
-		case client.EventModified:
-			err = r.store.Update(obj)
-		case client.EventDeleted:
-			err = r.store.Delete(obj)
-		}
-		if err != nil {
-			r.cfg.Logger.Error("reflector: store rejected an event", "reflector", r.cfg.Name, "type", ev.Type, "err", err)
-		}
-		if rv != "" {
-			r.lastRV.Store(rv)
-		}
-	}
-}
-
-func objectRV[T any](obj *T) string {
-	if m, ok := any(obj).(metav1.Object); ok {
-		return m.GetResourceVersion()
-	}
-	return ""
-}
-
-func isInitialEventsEnd[T any](obj *T) bool {
-	m, ok := any(obj).(metav1.Object)
-	return ok && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
-}
+// isExpired reports the 410 that means "relist": Gone, or Expired.
+func isExpired(err error) bool { return client.IsResourceExpired(err) || client.IsGone(err) }
 
 // DropManagedFields is a Transform that removes metadata.managedFields, which
 // can be half of an object's size and which controllers rarely read.
-// Config.DropManagedFields does the same without decoding them at all.
-func DropManagedFields[T any](obj *T) (*T, error) {
-	if m, ok := any(obj).(metav1.Object); ok {
-		m.SetManagedFields(nil)
-	}
+// Config.DropManagedFields does the same. PT is inferred:
+// reflector.DropManagedFields[corev1.Pod].
+func DropManagedFields[T any, PT client.ObjectPtr[T]](obj *T) (*T, error) {
+	PT(obj).SetManagedFields(nil)
 	return obj, nil
 }
