@@ -27,6 +27,7 @@ type mapStore struct {
 	cond     *sync.Cond
 	items    map[string]string // name -> resourceVersion
 	replaces int
+	replaced []string // the names of the last Replace, in order
 }
 
 func newMapStore() *mapStore {
@@ -39,8 +40,10 @@ func (s *mapStore) Replace(items []*corev1.ConfigMap, _ string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items = map[string]string{}
+	s.replaced = nil
 	for _, it := range items {
 		s.items[it.Name] = it.ResourceVersion
+		s.replaced = append(s.replaced, it.Name)
 	}
 	s.replaces++
 	s.cond.Broadcast()
