@@ -27,7 +27,6 @@ type cmEvent = client.Event[corev1.ConfigMap]
 // script is a ListerWatcher whose answers are the test's functions; it
 // records the options of every call. n counts calls of each kind from 1.
 type script struct {
-	t       *testing.T
 	mu      sync.Mutex
 	cond    *sync.Cond
 	lists   []metav1.ListOptions
@@ -37,8 +36,8 @@ type script struct {
 	watch   func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error)
 }
 
-func newScript(t *testing.T) *script {
-	s := &script{t: t}
+func newScript() *script {
+	s := &script{}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
@@ -50,8 +49,10 @@ func (s *script) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(
 	s.cond.Broadcast()
 	s.mu.Unlock()
 	if s.list == nil {
-		s.t.Errorf("list call %d (%+v): the script has no lists", n, opts)
-		return metav1.ListMeta{}, errors.New("no lists scripted")
+		// Not expected: the call is recorded (the test checks the calls)
+		// and hangs until the reflector stops.
+		<-ctx.Done()
+		return metav1.ListMeta{}, ctx.Err()
 	}
 	items, meta, err := s.list(n, opts)
 	if err != nil {
@@ -74,8 +75,8 @@ func (s *script) Watch(ctx context.Context, opts metav1.ListOptions) (client.Wat
 	s.cond.Broadcast()
 	s.mu.Unlock()
 	if s.watch == nil {
-		s.t.Errorf("watch call %d (%+v): the script has no watches", n, opts)
-		return nil, errors.New("no watches scripted")
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
 	evs, end, err := s.watch(n, opts)
 	if err != nil {
@@ -136,6 +137,16 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		<-tick.C
+	}
+}
+
+// waitSynced waits for r's first list, failing the test after a deadline.
+func waitSynced(t *testing.T, r *reflector.Reflector[corev1.ConfigMap]) {
+	t.Helper()
+	select {
+	case <-r.Synced():
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for the first list")
 	}
 }
 
@@ -234,7 +245,7 @@ func TestScriptListFallbackToLatest(t *testing.T) {
 		Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}}})
 	for name, refusal := range map[string]error{"expired": errExpired, "gone": errGone, "too large": tooLarge} {
 		t.Run(name, func(t *testing.T) {
-			s := newScript(t)
+			s := newScript()
 			s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 				if opts.ResourceVersion == "0" {
 					return nil, metav1.ListMeta{}, refusal
@@ -268,7 +279,7 @@ func TestScriptGoneRelists(t *testing.T) {
 	for _, asEvent := range []bool{true, false} {
 		name := map[bool]string{true: "error event", false: "watch refused"}[asEvent]
 		t.Run(name, func(t *testing.T) {
-			s := newScript(t)
+			s := newScript()
 			s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 				if n == 1 {
 					return page("10", cm("a", "5"), cm("b", "10"))
@@ -313,7 +324,7 @@ func TestScriptGoneRelists(t *testing.T) {
 // of the first page are dropped before the full list's are gathered (a
 // deleted object must not survive, nothing is stored twice).
 func TestScriptExpiredContinueFullList(t *testing.T) {
-	s := newScript(t)
+	s := newScript()
 	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 		switch {
 		case opts.Continue == "" && opts.Limit == 2:
@@ -347,7 +358,7 @@ func TestScriptExpiredContinueFullList(t *testing.T) {
 // bookmark that ends them, and the same watch goes on; nothing is listed.
 // After a 410 the relist streams again.
 func TestScriptStreamingList(t *testing.T) {
-	s := newScript(t)
+	s := newScript()
 	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) {
 		if opts.SendInitialEvents == nil || !*opts.SendInitialEvents || opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan || !opts.AllowWatchBookmarks {
 			t.Errorf("watch %d is not a streaming list: %+v", n, opts)
@@ -358,7 +369,7 @@ func TestScriptStreamingList(t *testing.T) {
 		return []cmEvent{added("b", "6"), initialEventsEnd("12")}, false, nil
 	}
 	r, store, w := start(t, s, reflector.Config[corev1.ConfigMap]{UseStreamingList: true})
-	<-r.Synced()
+	waitSynced(t, r)
 	s.waitFor(t, "the streaming relist after the 410", func(s *script) bool { return len(s.watches) == 2 })
 	store.waitFor(t, "the relist's contents", func(m map[string]string) bool { return maps.Equal(m, map[string]string{"b": "6"}) })
 	if lists, _ := s.calls(); len(lists) != 0 {
@@ -376,7 +387,7 @@ func TestScriptStreamingList(t *testing.T) {
 // TestScriptStreamingListFirstEvents: the store holds the initial events
 // after the end bookmark, then follows the changes on the same watch.
 func TestScriptStreamingListFirstEvents(t *testing.T) {
-	s := newScript(t)
+	s := newScript()
 	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) {
 		return []cmEvent{added("a", "5"), added("b", "6"), initialEventsEnd("10"), modified("a", "11")}, false, nil
 	}
@@ -400,7 +411,7 @@ func TestScriptStreamingRefused(t *testing.T) {
 	for _, code := range []int32{http.StatusBadRequest, http.StatusUnprocessableEntity} {
 		reason := map[int32]metav1.StatusReason{400: metav1.StatusReasonBadRequest, 422: metav1.StatusReasonInvalid}[code]
 		t.Run(string(reason), func(t *testing.T) {
-			s := newScript(t)
+			s := newScript()
 			s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 				return page("10", cm("a", "10"))
 			}
@@ -448,7 +459,7 @@ func TestScriptStreamingIgnored(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			s := newScript(t)
+			s := newScript()
 			s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 				return page("10", cm("a", "7"), cm("b", "6"))
 			}
@@ -459,7 +470,7 @@ func TestScriptStreamingIgnored(t *testing.T) {
 				return nil, false, nil
 			}
 			r, store, _ := start(t, s, reflector.Config[corev1.ConfigMap]{UseStreamingList: true, InitialEventsTimeout: c.timeout})
-			<-r.Synced()
+			waitSynced(t, r)
 			s.waitFor(t, "the watch after the list", func(s *script) bool { return len(s.watches) == 2 && s.stopped >= 1 })
 			lists, watches := s.calls()
 			if len(lists) != 1 || lists[0].ResourceVersion != "0" || watches[1].SendInitialEvents != nil || watches[1].ResourceVersion != "10" {
@@ -475,7 +486,7 @@ func TestScriptStreamingIgnored(t *testing.T) {
 // TestScriptBookmarks: the reflector asks for bookmarks, and a bookmark
 // moves the resourceVersion the next watch starts from (no relist).
 func TestScriptBookmarks(t *testing.T) {
-	s := newScript(t)
+	s := newScript()
 	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 		return page("10", cm("a", "10"))
 	}
@@ -510,7 +521,7 @@ func TestScriptBookmarks(t *testing.T) {
 func TestScriptTruncatedStream(t *testing.T) {
 	for _, broken := range []bool{true, false} {
 		t.Run(map[bool]string{true: "error event", false: "closed"}[broken], func(t *testing.T) {
-			s := newScript(t)
+			s := newScript()
 			s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 				return page("10", cm("a", "10"))
 			}
@@ -542,7 +553,7 @@ func TestScriptTruncatedStream(t *testing.T) {
 // TestScriptRetryAfter: a 429's Retry-After is waited out (Run asks for at
 // least that long); other errors wait the backoff.
 func TestScriptRetryAfter(t *testing.T) {
-	s := newScript(t)
+	s := newScript()
 	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
 		switch n {
 		case 1:
