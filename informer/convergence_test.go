@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,10 +34,24 @@ import (
 // events must be consistent: no update before an add, nothing after a delete
 // of that object, and the last event equal to the final state.
 //
-// Each seed is a different fault and write schedule; KAPI_CONVERGENCE_SEED
-// replays one.
+// Each seed is a different fault and write schedule. KAPI_CONVERGENCE_SEEDS
+// sets how many seeds run (default 6, quick enough for CI; the bar
+// is 1,000); KAPI_CONVERGENCE_SEED replays one. A summary line gives the
+// number of seeds, divergent seeds and faults of each kind injected:
+//
+//	KAPI_CONVERGENCE_SEEDS=1000 go test ./informer -run TestConvergenceUnderFaults -count=1 -v
 func TestConvergenceUnderFaults(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4, 5, 6}
+	if s := os.Getenv("KAPI_CONVERGENCE_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("KAPI_CONVERGENCE_SEEDS=%q: want a positive number", s)
+		}
+		seeds = seeds[:0]
+		for i := range n {
+			seeds = append(seeds, uint64(i+1))
+		}
+	}
 	if s := os.Getenv("KAPI_CONVERGENCE_SEED"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
@@ -42,11 +59,46 @@ func TestConvergenceUnderFaults(t *testing.T) {
 		}
 		seeds = []uint64{n}
 	}
-	for _, seed := range seeds {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			t.Parallel()
-			converge(t, seed)
-		})
+	var tally faultTally
+	t.Run("seeds", func(t *testing.T) {
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+				t.Parallel()
+				converge(t, seed, &tally)
+			})
+		}
+	})
+	tally.mu.Lock()
+	defer tally.mu.Unlock()
+	kinds := slices.Sorted(maps.Keys(tally.faults))
+	var total int64
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s=%d", k, tally.faults[k])
+		total += tally.faults[k]
+	}
+	t.Logf("convergence: %d seeds, %d divergent; %d faults injected: %s", tally.seeds, tally.divergent, total, strings.Join(parts, " "))
+}
+
+// faultTally adds up the faults injected over the seeds of a run.
+type faultTally struct {
+	mu               sync.Mutex
+	seeds, divergent int
+	faults           map[string]int64
+}
+
+func (f *faultTally) add(counts map[string]int64, failed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seeds++
+	if failed {
+		f.divergent++
+	}
+	if f.faults == nil {
+		f.faults = map[string]int64{}
+	}
+	for k, n := range counts {
+		f.faults[k] += n
 	}
 }
 
@@ -90,7 +142,9 @@ func (h *historyHandler) OnAdd(cm *corev1.ConfigMap, _ bool)    { h.record("add"
 func (h *historyHandler) OnUpdate(_, cm *corev1.ConfigMap)      { h.record("update", cm) }
 func (h *historyHandler) OnDelete(cm *corev1.ConfigMap, _ bool) { h.record("delete", cm) }
 
-func converge(t *testing.T, seed uint64) {
+// converge runs one seed and adds the faults it injected, and whether it
+// failed, to tally.
+func converge(t *testing.T, seed uint64, tally *faultTally) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv, err := apiserver.New(apiserver.Config{Logger: quiet, BookmarkInterval: 20 * time.Millisecond})
 	if err != nil {
@@ -102,6 +156,7 @@ func converge(t *testing.T, seed uint64) {
 	})
 	faulty := httptest.NewServer(faults)
 	direct := httptest.NewServer(srv)
+	defer func() { tally.add(faults.Counts(), t.Failed()) }()
 	defer func() {
 		faulty.CloseClientConnections()
 		faulty.Close()

@@ -158,15 +158,25 @@ func (s *script) calls() (lists, watches []metav1.ListOptions) {
 }
 
 // waits records the waits Run asks for between retries, without waiting.
+// A reflector that retries more than maxRetries times is looping on an error
+// no script means to last: its Run is ended, and the test waiting for the
+// script to move on times out.
 type waits struct {
 	mu sync.Mutex
 	d  []time.Duration
 }
 
+const maxRetries = 50
+
+var errTooManyRetries = errors.New("reflector_test: too many retries")
+
 func (w *waits) sleep(ctx context.Context, d time.Duration) error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.d) == maxRetries {
+		return errTooManyRetries
+	}
 	w.d = append(w.d, d)
-	w.mu.Unlock()
 	return ctx.Err()
 }
 
