@@ -595,3 +595,77 @@ func TestScriptRetryAfter(t *testing.T) {
 		t.Errorf("reported %v, want the 429 and the 500", reported)
 	}
 }
+
+// TestScriptUndecodableEvent: an event whose object does not decode is
+// reported and skipped, and its resourceVersion still moves the next watch
+// past it.
+func TestScriptUndecodableEvent(t *testing.T) {
+	s := newScript()
+	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+		return page("10", cm("a", "10"))
+	}
+	bad := &client.DecodeError{Type: client.EventModified, Namespace: "s", Name: "a", ResourceVersion: "15", Err: errors.New("bad field")}
+	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) {
+		if n == 1 {
+			return []cmEvent{{Type: client.EventModified, Err: bad}}, true, nil
+		}
+		return nil, false, nil
+	}
+	var mu sync.Mutex
+	var reported []error
+	start(t, s, reflector.Config[corev1.ConfigMap]{WatchErrorHandler: func(err error) {
+		mu.Lock()
+		reported = append(reported, err)
+		mu.Unlock()
+	}})
+	s.waitFor(t, "the second watch", func(s *script) bool { return len(s.watches) == 2 })
+	if _, watches := s.calls(); watches[1].ResourceVersion != "15" {
+		t.Errorf("second watch from %q, want past the undecodable event, 15", watches[1].ResourceVersion)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reported) != 1 || !errors.Is(reported[0], bad) {
+		t.Errorf("reported %v, want the decode error", reported)
+	}
+}
+
+// TestScriptDropManagedFields: with DropManagedFields the objects of lists
+// and watches reach the Transform, and the store, without managedFields,
+// whatever the ListerWatcher decoded; the DropManagedFields transform does
+// the same.
+func TestScriptDropManagedFields(t *testing.T) {
+	withFields := func(name, rv string) *corev1.ConfigMap {
+		o := cm(name, rv)
+		o.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
+		return o
+	}
+	s := newScript()
+	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+		return page("10", withFields("a", "10"))
+	}
+	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) {
+		return []cmEvent{{Type: client.EventAdded, Object: withFields("b", "11")}}, false, nil
+	}
+	var mu sync.Mutex
+	kept := map[string]int{} // name -> managedFields entries the Transform saw
+	_, store, _ := start(t, s, reflector.Config[corev1.ConfigMap]{
+		DropManagedFields: true,
+		Transform: func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+			mu.Lock()
+			kept[cm.Name] = len(cm.ManagedFields)
+			mu.Unlock()
+			return cm, nil
+		},
+	})
+	store.waitFor(t, "the watch event", func(m map[string]string) bool { return len(m) == 2 })
+	mu.Lock()
+	if !maps.Equal(kept, map[string]int{"a": 0, "b": 0}) {
+		t.Errorf("managedFields entries reaching the Transform: %v, want none", kept)
+	}
+	mu.Unlock()
+
+	drop := reflector.DropManagedFields[corev1.ConfigMap]
+	if o, err := drop(withFields("c", "1")); err != nil || o.ManagedFields != nil {
+		t.Errorf("DropManagedFields left %v (%v)", o.ManagedFields, err)
+	}
+}
