@@ -69,20 +69,30 @@ func (s *mapStore) Delete(obj *corev1.ConfigMap) error { return s.set(obj, true)
 // waitFor blocks until cond holds or the deadline passes.
 func (s *mapStore) waitFor(t *testing.T, what string, cond func(map[string]string) bool) {
 	t.Helper()
+	waitOn(t, s.cond, func() bool { return cond(s.items) }, func() string {
+		return fmt.Sprintf("timed out waiting for %s; store holds %v", what, s.items)
+	})
+}
+
+// waitOn blocks until holds() or a deadline, and fails the test with
+// failure() then. It holds c.L while it calls them; whoever changes what
+// they read broadcasts c.
+func waitOn(t *testing.T, c *sync.Cond, holds func() bool, failure func() string) {
+	t.Helper()
 	deadline := time.AfterFunc(10*time.Second, func() {
-		s.mu.Lock()
-		s.cond.Broadcast()
-		s.mu.Unlock()
+		c.L.Lock()
+		c.Broadcast()
+		c.L.Unlock()
 	})
 	defer deadline.Stop()
 	start := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for !cond(s.items) {
+	c.L.Lock()
+	defer c.L.Unlock()
+	for !holds() {
 		if time.Since(start) > 10*time.Second {
-			t.Fatalf("timed out waiting for %s; store holds %v", what, s.items)
+			t.Fatal(failure())
 		}
-		s.cond.Wait()
+		c.Wait()
 	}
 }
 

@@ -7,6 +7,7 @@ package reflector_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -42,12 +43,17 @@ func newScript() *script {
 	return s
 }
 
-func (s *script) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*corev1.ConfigMap) error) (metav1.ListMeta, error) {
+// record appends a call's options to calls and returns its number.
+func (s *script) record(calls *[]metav1.ListOptions, opts metav1.ListOptions) int {
 	s.mu.Lock()
-	s.lists = append(s.lists, opts)
-	n := len(s.lists)
+	defer s.mu.Unlock()
+	*calls = append(*calls, opts)
 	s.cond.Broadcast()
-	s.mu.Unlock()
+	return len(*calls)
+}
+
+func (s *script) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*corev1.ConfigMap) error) (metav1.ListMeta, error) {
+	n := s.record(&s.lists, opts)
 	if s.list == nil {
 		// Not expected: the call is recorded (the test checks the calls)
 		// and hangs until the reflector stops.
@@ -69,11 +75,7 @@ func (s *script) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(
 // Watch answers with the scripted events; the watch then ends (the channel
 // closes) if end, or stays open until the reflector stops it.
 func (s *script) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[corev1.ConfigMap], error) {
-	s.mu.Lock()
-	s.watches = append(s.watches, opts)
-	n := len(s.watches)
-	s.cond.Broadcast()
-	s.mu.Unlock()
+	n := s.record(&s.watches, opts)
 	if s.watch == nil {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -109,21 +111,9 @@ func (s *script) Watch(ctx context.Context, opts metav1.ListOptions) (client.Wat
 // waitFor blocks until cond holds of the script or the deadline passes.
 func (s *script) waitFor(t *testing.T, what string, cond func(s *script) bool) {
 	t.Helper()
-	deadline := time.AfterFunc(10*time.Second, func() {
-		s.mu.Lock()
-		s.cond.Broadcast()
-		s.mu.Unlock()
+	waitOn(t, s.cond, func() bool { return cond(s) }, func() string {
+		return fmt.Sprintf("timed out waiting for %s: lists %+v, watches %+v", what, s.lists, s.watches)
 	})
-	defer deadline.Stop()
-	start := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for !cond(s) {
-		if time.Since(start) > 10*time.Second {
-			t.Fatalf("timed out waiting for %s: lists %+v, watches %+v", what, s.lists, s.watches)
-		}
-		s.cond.Wait()
-	}
 }
 
 // eventually polls cond until it holds, failing the test after a deadline.
