@@ -19,7 +19,12 @@ import (
 type state interface{ stateName() string }
 
 // listing: list the whole collection at rv ("0": any cached state; "": the
-// latest), in pages, and replace the store's contents with it.
+// latest), in pages, and replace the store's contents with it. The pages of
+// one list are one step: the pager fetches the next page while the items of
+// the current one are transformed, and the store changes only at the end
+// anyway (one Replace). The items gathered so far live in that step; the
+// pager's OnRestart drops them when an expired continue token restarts the
+// list.
 type listing struct{ rv string }
 
 // startStreaming: open a watch with sendInitialEvents, to list by streaming.
