@@ -42,7 +42,7 @@ func benchIndexer(b *testing.B, withNodeIndex bool, items []*corev1.Pod) cache.I
 		indexers = cache.Indexers[*corev1.Pod]{"byNode": byNode}
 	}
 	idx := cache.NewIndexer(indexers)
-	if _, err := idx.Replace(items, "1"); err != nil {
+	if _, err := idx.Replace(items); err != nil {
 		b.Fatal(err)
 	}
 	return idx
@@ -117,7 +117,7 @@ func BenchmarkReplace(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				idx := benchIndexer(b, setup.nodeIndex, nil)
-				if _, err := idx.Replace(items, "2"); err != nil {
+				if _, err := idx.Replace(items); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -126,7 +126,7 @@ func BenchmarkReplace(b *testing.B) {
 			idx := benchIndexer(b, setup.nodeIndex, older)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := idx.Replace(items, "2"); err != nil {
+				if _, err := idx.Replace(items); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -135,7 +135,7 @@ func BenchmarkReplace(b *testing.B) {
 			idx := benchIndexer(b, setup.nodeIndex, older)
 			b.ReportAllocs()
 			for b.Loop() {
-				diff, err := idx.Replace(items, "2")
+				diff, err := idx.Replace(items)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -77,7 +77,7 @@
 // applied, not even in part. The values an index function returned are
 // kept with the object, so Delete never calls it and cannot fail on it.
 //
-// # Replace and tombstones
+// # Replace and deletes after a relist
 //
 // [Store.Replace] swaps the whole contents of the store for a new list, as
 // the reflector does after each (re)list. The new contents, indexes
@@ -87,17 +87,28 @@
 //
 // Replace returns a [ReplaceDiff], from which an informer learns what to
 // notify: objects added, objects updated (with their previous state), and
-// objects that vanished. A vanished object was deleted while the watch was
-// down, at an unknown time and in an unknown final state; the diff gives
-// it as a [DeletedFinalStateUnknown] tombstone holding its key and last
-// known state. Delete handlers therefore receive either an object or a
-// tombstone; [DeletedObject] unwraps both, and [DeletionHandlingKeyFunc]
-// keys both. The diff is computed on first use, outside the lock, so a
-// Replace whose diff is ignored costs only the build and the swap.
+// objects that vanished (with their last known state). A vanished object
+// was deleted while the watch was down, at an unknown time and in an
+// unknown final state: the informer tells its delete handlers so with
+// OnDelete(obj, finalStateUnknown=true), obj being that last known state.
+// There are no tombstone wrappers: handlers always get a *T. The diff is
+// computed on first use, outside the lock, so a Replace whose diff is
+// ignored costs only the build and the swap.
+//
+// The store keeps no resourceVersion: which version of the collection it
+// holds is the reflector's to know (Reflector.LastSyncResourceVersion, or
+// the informer's method of the same name).
+//
+// # Read-only views
+//
+// The read methods of a Store form a [Reader], those of an Indexer an
+// [IndexReader]. [ReadOnly] wraps an Indexer in a view that has only them,
+// which an informer hands out so that nothing but its reflector writes to
+// its cache.
 //
 // # Listers
 //
-// A [Lister] is the read-only view controllers use: List by label
+// A [Lister] is the view controllers use: List by label
 // selector, Get by namespace and name, Namespace(ns) for a
 // [NamespaceLister] that lists through the namespace index, and ByIndex.
 // A missing object is a *[NotFoundError], recognised by [IsNotFound] (and,
@@ -113,8 +124,9 @@
 //
 // [NewMutationDetector] wraps an Indexer for tests. It keeps a deep copy
 // of each object written through it and compares: when a key is written
-// again or deleted (a mutation found then is reported to [OnMutation],
-// which panics by default), and for all objects at
+// again or deleted (a mutation found then is reported to the OnMutation
+// function of its [MutationDetectorConfig], which panics by default), and
+// for all objects at
 // [MutationDetector.Check]. It runs no goroutine.
 //
 // # Differences from client-go
@@ -135,4 +147,8 @@
 //   - GetByKey returns no error: a malformed key names no object.
 //   - There is no Resync (it does nothing in client-go's stores), no
 //     transform function, no metrics and no Transaction batch API.
+//   - There are no DeletedFinalStateUnknown tombstones and no
+//     LastSyncResourceVersion or Bookmark: the informer passes a
+//     finalStateUnknown flag to typed delete handlers, and the reflector
+//     alone tracks the resourceVersion.
 package cache

@@ -109,17 +109,18 @@ func ExampleNewLister() {
 }
 
 // A reflector relists after a broken watch: Replace swaps the contents and
-// reports the changes, with the objects that vanished as tombstones.
+// reports the changes, with the last known state of the objects that
+// vanished.
 func ExampleStore_Replace() {
 	store := cache.NewStore[*corev1.Pod]()
 	_, _ = store.Replace([]*corev1.Pod{
 		examplePod("default", "kept", "", nil),
 		examplePod("default", "gone", "", nil),
-	}, "10")
+	})
 
 	newer := examplePod("default", "kept", "", nil)
 	newer.ResourceVersion = "12"
-	diff, err := store.Replace([]*corev1.Pod{newer, examplePod("default", "new", "", nil)}, "15")
+	diff, err := store.Replace([]*corev1.Pod{newer, examplePod("default", "new", "", nil)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -131,44 +132,31 @@ func ExampleStore_Replace() {
 		case cache.Updated:
 			fmt.Println("update", c.Old.Name, c.Old.ResourceVersion, "->", c.New.ResourceVersion)
 		case cache.Deleted:
-			fmt.Printf("delete %+v\n", c.Tombstone().Key)
+			fmt.Println("delete", c.Old.Name, "last seen at", c.Old.ResourceVersion)
 		}
 	}
-	fmt.Println(store.LastSyncResourceVersion())
 	// Output:
-	// delete default/gone
+	// delete gone last seen at 1
 	// update kept 1 -> 12
 	// add new
-	// 15
 }
 
-// A delete handler receives either the deleted object or, for a delete
-// inferred from a relist, a tombstone; DeletedObject unwraps both.
-func ExampleDeletedObject() {
-	onDelete := func(obj any) {
-		pod, ok := cache.DeletedObject[*corev1.Pod](obj)
-		if !ok {
-			fmt.Printf("not a pod: %T\n", obj)
-			return
-		}
-		key, _ := cache.DeletionHandlingKeyFunc(obj)
-		_, tombstone := obj.(cache.DeletedFinalStateUnknown[*corev1.Pod])
-		fmt.Println("deleted", key, pod.Spec.NodeName, "tombstone:", tombstone)
-	}
+// An informer hands out its cache as a read-only view: readers can query
+// it and build listers over it, but not write to it.
+func ExampleReadOnly() {
+	pods := cache.NewIndexer[*corev1.Pod](nil)
+	_ = pods.Add(examplePod("default", "web", "node-a", nil))
+	view := cache.ReadOnly[*corev1.Pod](pods)
 
-	pod := examplePod("default", "web", "node-a", nil)
-	onDelete(pod)
-	onDelete(cache.DeletedFinalStateUnknown[*corev1.Pod]{Key: "default/web", Obj: pod})
-	onDelete("something else")
+	_, writable := view.(cache.Indexer[*corev1.Pod])
+	fmt.Println(view.ListKeys(), writable)
 	// Output:
-	// deleted default/web node-a tombstone: false
-	// deleted default/web node-a tombstone: true
-	// not a pod: string
+	// [default/web] false
 }
 
 func ExampleNewMutationDetector() {
 	// In a test, wrap the informer's indexer and check at the end.
-	pods, err := cache.NewMutationDetector(cache.NewIndexer[*corev1.Pod](nil))
+	pods, err := cache.NewMutationDetector(cache.NewIndexer[*corev1.Pod](nil), cache.MutationDetectorConfig[*corev1.Pod]{})
 	if err != nil {
 		fmt.Println(err)
 		return

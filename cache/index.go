@@ -31,10 +31,10 @@ const NamespaceIndex = "namespace"
 //
 // An error fails the write that called the function, with nothing applied:
 // see [IndexError].
-type IndexFunc[T Object] func(obj T) ([]string, error)
+type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers maps index names to the functions that compute them.
-type Indexers[T Object] map[string]IndexFunc[T]
+type Indexers[T any] map[string]IndexFunc[T]
 
 // NamespaceIndexFunc indexes an object by its namespace. It is the function
 // behind the built-in [NamespaceIndex], for use where an IndexFunc value is
@@ -75,7 +75,7 @@ func (e *IndexError) Unwrap() error { return e.Err }
 
 // indexSpec is one user-defined index: its name and function. The
 // built-in NamespaceIndex has none.
-type indexSpec[T Object] struct {
+type indexSpec[T any] struct {
 	name string
 	fn   IndexFunc[T]
 }

@@ -17,7 +17,7 @@ import (
 var flavors = map[string]func(cache.Indexer[*corev1.Pod]) cache.Indexer[*corev1.Pod]{
 	"indexer": func(idx cache.Indexer[*corev1.Pod]) cache.Indexer[*corev1.Pod] { return idx },
 	"detector": func(idx cache.Indexer[*corev1.Pod]) cache.Indexer[*corev1.Pod] {
-		d, err := cache.NewMutationDetector(idx)
+		d, err := cache.NewMutationDetector(idx, cache.MutationDetectorConfig[*corev1.Pod]{})
 		if err != nil {
 			panic(err)
 		}
@@ -280,7 +280,7 @@ func TestIndexErrorIsNotHalfApplied(t *testing.T) {
 			_, err := idx.Replace([]*corev1.Pod{
 				newPod("c", "z", labels("app", "web"), node("n3")),
 				newPod("a", "x", bad, node("n3")),
-			}, "9")
+			})
 			return err
 		}},
 		{"add indexers", func(idx cache.Indexer[*corev1.Pod]) error {
@@ -302,7 +302,7 @@ func TestIndexErrorIsNotHalfApplied(t *testing.T) {
 				// Two indexes: "byApp" (sorted first) fails, "byNode"
 				// would succeed; neither must change.
 				idx := wrap(cache.NewIndexer(cache.Indexers[*corev1.Pod]{"byApp": failOnLabel, "byNode": byNode}))
-				if _, err := idx.Replace(good(), "5"); err != nil {
+				if _, err := idx.Replace(good()); err != nil {
 					t.Fatal(err)
 				}
 				before := snapshotOf(t, idx)
@@ -316,9 +316,6 @@ func TestIndexErrorIsNotHalfApplied(t *testing.T) {
 				}
 				if got := snapshotOf(t, idx); !slices.Equal(got, before) {
 					t.Errorf("contents = %q, want %q", got, before)
-				}
-				if got := idx.LastSyncResourceVersion(); got != "5" {
-					t.Errorf("LastSyncResourceVersion = %q, want 5", got)
 				}
 				checkIndex(t, idx, "byApp", failOnLabel)
 				checkIndex(t, idx, "byNode", byNode)
@@ -373,7 +370,7 @@ func testAddIndexersAfterData(t *testing.T, idx cache.Indexer[*corev1.Pod]) {
 	_ = idx.Update(newPod("a", "x", node("n3"), volumes("v2")))
 	checkIndex(t, idx, "byNode", byNode)
 	checkIndex(t, idx, "byVolume", byVolume)
-	if _, err := idx.Replace([]*corev1.Pod{newPod("c", "w", node("n1"), volumes("v9"))}, ""); err != nil {
+	if _, err := idx.Replace([]*corev1.Pod{newPod("c", "w", node("n1"), volumes("v9"))}); err != nil {
 		t.Fatal(err)
 	}
 	checkIndex(t, idx, "byNode", byNode)
@@ -421,7 +418,7 @@ func TestConcurrentWritesAndAddIndexers(t *testing.T) {
 			for j := range 30 {
 				items = append(items, newPod("r", fmt.Sprint("r", i, "-", j), node(fmt.Sprint("n", j%4)), volumes("rv")))
 			}
-			if _, err := idx.Replace(items, ""); err != nil {
+			if _, err := idx.Replace(items); err != nil {
 				t.Error(err)
 			}
 		}

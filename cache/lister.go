@@ -3,13 +3,14 @@ package cache
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/selector"
 )
 
-// Lister reads objects of one resource type from an [Indexer], the way
+// Lister reads objects of one resource type from an [IndexReader], the way
 // controllers read an informer's cache: by label selector, by namespace
 // and name, or by index. It works for namespaced and cluster-scoped
 // resources alike (cluster-scoped objects have the namespace "").
@@ -17,7 +18,7 @@ import (
 // Like the Indexer, a Lister returns objects shared with the cache; treat
 // them as read-only. Lists are in no particular order. A Lister is safe for
 // concurrent use.
-type Lister[T Object] interface {
+type Lister[T any] interface {
 	// List returns the objects, in all namespaces, whose labels match sel.
 	// The zero LabelSelector (selector.Everything()) matches every object.
 	List(sel selector.LabelSelector) ([]T, error)
@@ -31,10 +32,11 @@ type Lister[T Object] interface {
 	ByIndex(indexName, indexedValue string) ([]T, error)
 }
 
-// NamespaceLister reads the objects of one namespace from an [Indexer]. Its
-// List walks the namespace through the built-in [NamespaceIndex], so its
-// cost does not grow with the number of objects in other namespaces.
-type NamespaceLister[T Object] interface {
+// NamespaceLister reads the objects of one namespace from an
+// [IndexReader]. Its List walks the namespace through the built-in
+// [NamespaceIndex], so its cost does not grow with the number of objects
+// in other namespaces.
+type NamespaceLister[T any] interface {
 	// List returns the objects of the namespace whose labels match sel.
 	List(sel selector.LabelSelector) ([]T, error)
 	// Get returns the object of the namespace with the given name, or a
@@ -42,23 +44,24 @@ type NamespaceLister[T Object] interface {
 	Get(name string) (T, error)
 }
 
-// NewLister returns a [Lister] over indexer. The resource names the type in
+// NewLister returns a [Lister] over indexer, which it only reads (an
+// [Indexer] or its [ReadOnly] view). The resource names the type in
 // NotFound errors, as the API server does ("pods", or "deployments" in
 // group "apps"); it may be left zero.
-func NewLister[T Object](indexer Indexer[T], resource metav1.GroupResource) Lister[T] {
+func NewLister[T Object](indexer IndexReader[T], resource metav1.GroupResource) Lister[T] {
 	return &lister[T]{indexer: indexer, resource: resource}
 }
 
-// fastReader is implemented by this package's indexers, to let listers
-// look objects up without building key strings and filter them without
-// building intermediate lists.
+// fastReader is implemented by this package's indexers and views, to let
+// listers look objects up without building key strings and filter them
+// without building intermediate lists.
 type fastReader[T Object] interface {
 	lookupName(namespace, name string) (T, bool)
 	filter(namespace string, allNamespaces bool, keep func(T) bool) []T
 }
 
 type lister[T Object] struct {
-	indexer  Indexer[T]
+	indexer  IndexReader[T]
 	resource metav1.GroupResource
 }
 
@@ -93,39 +96,38 @@ func (l *namespaceLister[T]) Get(name string) (T, error) {
 
 // list returns the objects of indexer (in namespace, unless
 // allNamespaces) whose labels match sel.
-func list[T Object](indexer Indexer[T], namespace string, allNamespaces bool, sel selector.LabelSelector) ([]T, error) {
+func list[T Object](indexer IndexReader[T], namespace string, allNamespaces bool, sel selector.LabelSelector) ([]T, error) {
 	if sel.Empty() {
 		if allNamespaces {
 			return indexer.List(), nil
 		}
 		return byNamespace(indexer, namespace)
 	}
-	match := func(obj T) bool { return sel.Matches(selector.Set(obj.GetLabels())) }
-	if f, ok := indexer.(fastReader[T]); ok {
-		return f.filter(namespace, allNamespaces, match), nil
+	return filter(indexer, namespace, allNamespaces, func(obj T) bool {
+		return sel.Matches(selector.Set(obj.GetLabels()))
+	}), nil
+}
+
+// filter returns the objects of r (in namespace, unless allNamespaces) for
+// which keep returns true: without an intermediate list when r is one of
+// this package's, by listing and filtering otherwise.
+func filter[T Object](r IndexReader[T], namespace string, allNamespaces bool, keep func(T) bool) []T {
+	if f, ok := r.(fastReader[T]); ok {
+		return f.filter(namespace, allNamespaces, keep)
 	}
-	var candidates []T
+	var objs []T
 	if allNamespaces {
-		candidates = indexer.List()
+		objs = r.List()
 	} else {
-		var err error
-		if candidates, err = byNamespace(indexer, namespace); err != nil {
-			return nil, err
-		}
+		objs, _ = byNamespace(r, namespace)
 	}
-	var out []T
-	for _, obj := range candidates {
-		if match(obj) {
-			out = append(out, obj)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(objs, func(o T) bool { return !keep(o) })
 }
 
 // byNamespace returns the objects of indexer in namespace, through the
 // namespace index when the indexer has one (this package's always do), or
 // by scanning everything.
-func byNamespace[T Object](indexer Indexer[T], namespace string) ([]T, error) {
+func byNamespace[T Object](indexer IndexReader[T], namespace string) ([]T, error) {
 	objs, err := indexer.ByIndex(NamespaceIndex, namespace)
 	if err == nil {
 		return objs, nil
@@ -142,14 +144,21 @@ func byNamespace[T Object](indexer Indexer[T], namespace string) ([]T, error) {
 	return out, nil
 }
 
-func get[T Object](indexer Indexer[T], resource metav1.GroupResource, namespace, name string) (T, error) {
-	var obj T
-	var ok bool
-	if f, fast := indexer.(fastReader[T]); fast {
-		obj, ok = f.lookupName(namespace, name)
-	} else if validateKey(namespace, name) == nil {
-		obj, ok = indexer.GetByKey(JoinKey(namespace, name))
+// lookupName returns the object of r with the given namespace and name:
+// without building a key when r is one of this package's.
+func lookupName[T Object](r IndexReader[T], namespace, name string) (T, bool) {
+	if f, ok := r.(fastReader[T]); ok {
+		return f.lookupName(namespace, name)
 	}
+	if validateKey(namespace, name) != nil {
+		var zero T
+		return zero, false
+	}
+	return r.GetByKey(JoinKey(namespace, name))
+}
+
+func get[T Object](indexer IndexReader[T], resource metav1.GroupResource, namespace, name string) (T, error) {
+	obj, ok := lookupName(indexer, namespace, name)
 	if !ok {
 		return obj, &NotFoundError{Resource: resource, Namespace: namespace, Name: name}
 	}

@@ -40,13 +40,15 @@ func listerPods() []*corev1.Pod {
 	}
 }
 
+type listTest struct {
+	name      string
+	namespace string // "*" for all namespaces
+	sel       string
+	want      []string
+}
+
 func TestListerList(t *testing.T) {
-	tests := []struct {
-		name      string
-		namespace string // "*" for all namespaces
-		sel       string
-		want      []string
-	}{
+	tests := []listTest{
 		{"everything", "*", "", []string{"cluster-thing", "dev/nolabels", "dev/web-1", "prod/db-0", "prod/web-1", "prod/web-2"}},
 		{"by label", "*", "app=web", []string{"cluster-thing", "dev/web-1", "prod/web-1", "prod/web-2"}},
 		{"set-based", "*", "tier in (frontend,backend),!canary", []string{"dev/web-1", "prod/db-0", "prod/web-1"}},
@@ -63,7 +65,7 @@ func TestListerList(t *testing.T) {
 		"foreign indexer":    func() cache.Indexer[*corev1.Pod] { return plainIndexer{newPodIndexer()} },
 		"no namespace index": func() cache.Indexer[*corev1.Pod] { return noNamespaceIndex{newPodIndexer()} },
 		"mutation detector": func() cache.Indexer[*corev1.Pod] {
-			d, err := cache.NewMutationDetector(newPodIndexer())
+			d, err := cache.NewMutationDetector(newPodIndexer(), cache.MutationDetectorConfig[*corev1.Pod]{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,25 +79,29 @@ func TestListerList(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		l := cache.NewLister(idx, corev1Pods)
-		for _, tt := range tests {
-			t.Run(iname+"/"+tt.name, func(t *testing.T) {
-				sel := selector.MustParseLabels(tt.sel)
-				var got []*corev1.Pod
-				var err error
-				if tt.namespace == "*" {
-					got, err = l.List(sel)
-				} else {
-					got, err = l.Namespace(tt.namespace).List(sel)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if keys := keysOf(t, got); !slices.Equal(keys, tt.want) {
-					t.Errorf("List(%q) = %q, want %q", tt.sel, keys, tt.want)
-				}
-			})
-		}
+		testListerList(t, iname, cache.NewLister(idx, corev1Pods), tests)
+		testListerList(t, iname+", read-only view", cache.NewLister(cache.ReadOnly[*corev1.Pod](idx), corev1Pods), tests)
+	}
+}
+
+func testListerList(t *testing.T, iname string, l cache.Lister[*corev1.Pod], tests []listTest) {
+	for _, tt := range tests {
+		t.Run(iname+"/"+tt.name, func(t *testing.T) {
+			sel := selector.MustParseLabels(tt.sel)
+			var got []*corev1.Pod
+			var err error
+			if tt.namespace == "*" {
+				got, err = l.List(sel)
+			} else {
+				got, err = l.Namespace(tt.namespace).List(sel)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keys := keysOf(t, got); !slices.Equal(keys, tt.want) {
+				t.Errorf("List(%q) = %q, want %q", tt.sel, keys, tt.want)
+			}
+		})
 	}
 }
 
@@ -104,7 +110,7 @@ func TestListerGet(t *testing.T) {
 	for _, p := range listerPods() {
 		_ = idx.Add(p)
 	}
-	for _, l := range []cache.Lister[*corev1.Pod]{cache.NewLister(idx, corev1Pods), cache.NewLister[*corev1.Pod](plainIndexer{idx}, corev1Pods)} {
+	for _, l := range []cache.Lister[*corev1.Pod]{cache.NewLister(idx, corev1Pods), cache.NewLister[*corev1.Pod](plainIndexer{idx}, corev1Pods), cache.NewLister(cache.ReadOnly[*corev1.Pod](idx), corev1Pods)} {
 		tests := []struct {
 			ns, name string
 			found    bool

@@ -24,13 +24,14 @@ import (
 //     key), for the object about to be replaced or removed, so the common
 //     bug of modifying an object from the cache and writing it back is
 //     caught on the spot; a mutation found there is passed to the
-//     OnMutation function, which by default panics;
+//     OnMutation function of the [MutationDetectorConfig], which by
+//     default panics;
 //   - at [MutationDetector.Check], for every object, which returns the
 //     mutations as an error; call it at the end of a test, or whenever
 //     the code under test has had a chance to misbehave.
 //
 // Copies come from a DeepCopy method of T (every kind has one) or from
-// [WithCopyFunc]. Slices and maps that are nil in one and empty in the
+// [MutationDetectorConfig].Copy. Slices and maps that are nil in one and empty in the
 // other compare equal. Keeping a copy of every object doubles the memory
 // of the cache, and comparing walks the objects by reflection: this is a
 // test tool. Write through the detector only (not through the Indexer it
@@ -50,59 +51,36 @@ type snapshot[T Object] struct {
 	cached, copy T
 }
 
-// MutationDetectorOption configures [NewMutationDetector].
-type MutationDetectorOption func(*mutationConfig)
-
-type mutationConfig struct {
-	copy     any // func(T) T
-	onChange func(error)
-}
-
-// WithCopyFunc makes the detector copy objects with fn, for types without
-// a DeepCopy method returning T (such as an interface type argument). fn
-// must return a deep copy: one that shares no memory with its argument
-// that could be modified.
-func WithCopyFunc[T Object](fn func(T) T) MutationDetectorOption {
-	return func(c *mutationConfig) { c.copy = fn }
-}
-
-// OnMutation sets the function that receives a *[MutationError] when a
-// write finds that the object it replaces or removes was modified. The
-// default panics, as client-go's detector does: a modified cache cannot be
-// trusted. In a test, pass t.Error (t.Errorf is safe from any goroutine):
-//
-//	cache.OnMutation(func(err error) { t.Error(err) })
-//
-// fn is called without the detector's lock held.
-func OnMutation(fn func(error)) MutationDetectorOption {
-	return func(c *mutationConfig) { c.onChange = fn }
+// MutationDetectorConfig configures [NewMutationDetector]. Every zero value
+// is the documented default.
+type MutationDetectorConfig[T any] struct {
+	// Copy returns a deep copy of an object: one that shares no memory
+	// with its argument that could be modified. The default is T's
+	// DeepCopy() T method (every kind has one); set Copy for types without
+	// one, such as an interface type argument.
+	Copy func(T) T
+	// OnMutation receives a *[MutationError] when a write finds that the
+	// object it replaces or removes was modified. The default panics, as
+	// client-go's detector does: a modified cache cannot be trusted. In a
+	// test, pass t.Error (safe from any goroutine):
+	//
+	//	cache.MutationDetectorConfig[*corev1.Pod]{OnMutation: func(err error) { t.Error(err) }}
+	//
+	// It is called without the detector's lock held.
+	OnMutation func(error)
 }
 
 // NewMutationDetector returns a detector over inner, which should be empty
-// (objects already in it are not watched). It fails if T has no
-// DeepCopy() T method and no [WithCopyFunc] was given, or if the copy
-// function is for another type.
-func NewMutationDetector[T Object](inner Indexer[T], opts ...MutationDetectorOption) (*MutationDetector[T], error) {
-	var cfg mutationConfig
-	for _, opt := range opts {
-		opt(&cfg)
-	}
-	d := &MutationDetector[T]{inner: inner, onChange: cfg.onChange, watched: make(map[objectKey]snapshot[T])}
-	switch fn := cfg.copy.(type) {
-	case func(T) T:
-		if fn == nil {
-			return nil, fmt.Errorf("cache: NewMutationDetector: nil copy function")
-		}
-		d.copy = fn
-	case nil:
+// (objects already in it are not watched). It fails if cfg.Copy is nil and
+// T has no DeepCopy() T method.
+func NewMutationDetector[T Object](inner Indexer[T], cfg MutationDetectorConfig[T]) (*MutationDetector[T], error) {
+	d := &MutationDetector[T]{inner: inner, copy: cfg.Copy, onChange: cfg.OnMutation, watched: make(map[objectKey]snapshot[T])}
+	if d.copy == nil {
 		var zero T
 		if _, ok := any(zero).(interface{ DeepCopy() T }); !ok {
-			return nil, fmt.Errorf("cache: NewMutationDetector: %T has no DeepCopy() %[1]T method; use WithCopyFunc", zero)
+			return nil, fmt.Errorf("cache: NewMutationDetector: %T has no DeepCopy() %[1]T method; set MutationDetectorConfig.Copy", zero)
 		}
 		d.copy = func(obj T) T { return any(obj).(interface{ DeepCopy() T }).DeepCopy() }
-	default:
-		var zero T
-		return nil, fmt.Errorf("cache: NewMutationDetector: copy function %T is not a func(%T) %[2]T", fn, zero)
 	}
 	if d.onChange == nil {
 		d.onChange = func(err error) { panic(err) }
@@ -239,13 +217,13 @@ func (d *MutationDetector[T]) Delete(obj T) error {
 
 // Replace checks every watched object, then replaces the contents as the
 // wrapped Indexer does and watches the new objects.
-func (d *MutationDetector[T]) Replace(items []T, resourceVersion string) (*ReplaceDiff[T], error) {
+func (d *MutationDetector[T]) Replace(items []T) (*ReplaceDiff[T], error) {
 	d.mu.Lock()
 	var found []MutatedObject
 	for k := range d.watched {
 		found = d.checkLocked(k, found)
 	}
-	diff, err := d.inner.Replace(items, resourceVersion)
+	diff, err := d.inner.Replace(items)
 	if err == nil {
 		// Keys were validated by the Replace.
 		d.watched = make(map[objectKey]snapshot[T], len(items))
@@ -272,14 +250,6 @@ func (d *MutationDetector[T]) ListKeys() []string { return d.inner.ListKeys() }
 
 // Len is the wrapped Indexer's Len.
 func (d *MutationDetector[T]) Len() int { return d.inner.Len() }
-
-// LastSyncResourceVersion is the wrapped Indexer's LastSyncResourceVersion.
-func (d *MutationDetector[T]) LastSyncResourceVersion() string {
-	return d.inner.LastSyncResourceVersion()
-}
-
-// Bookmark is the wrapped Indexer's Bookmark.
-func (d *MutationDetector[T]) Bookmark(resourceVersion string) { d.inner.Bookmark(resourceVersion) }
 
 // Index is the wrapped Indexer's Index.
 func (d *MutationDetector[T]) Index(indexName string, obj T) ([]T, error) {
@@ -310,27 +280,11 @@ func (d *MutationDetector[T]) AddIndexers(indexers Indexers[T]) error {
 }
 
 func (d *MutationDetector[T]) lookupName(namespace, name string) (T, bool) {
-	if f, ok := d.inner.(fastReader[T]); ok {
-		return f.lookupName(namespace, name)
-	}
-	if validateKey(namespace, name) != nil {
-		var zero T
-		return zero, false
-	}
-	return d.inner.GetByKey(JoinKey(namespace, name))
+	return lookupName(d.inner, namespace, name)
 }
 
 func (d *MutationDetector[T]) filter(namespace string, allNamespaces bool, keep func(T) bool) []T {
-	if f, ok := d.inner.(fastReader[T]); ok {
-		return f.filter(namespace, allNamespaces, keep)
-	}
-	var objs []T
-	if allNamespaces {
-		objs = d.inner.List()
-	} else {
-		objs, _ = byNamespace(d.inner, namespace)
-	}
-	return slices.DeleteFunc(objs, func(o T) bool { return !keep(o) })
+	return filter(d.inner, namespace, allNamespaces, keep)
 }
 
 // maxCompareDepth bounds the walk of firstDifference, against cycles.

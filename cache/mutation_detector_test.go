@@ -33,7 +33,7 @@ func (r *reports) get() []error {
 func newDetector(t *testing.T) (*cache.MutationDetector[*corev1.Pod], *reports) {
 	t.Helper()
 	r := &reports{}
-	d, err := cache.NewMutationDetector(newPodIndexer(), cache.OnMutation(r.add))
+	d, err := cache.NewMutationDetector(newPodIndexer(), cache.MutationDetectorConfig[*corev1.Pod]{OnMutation: r.add})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestMutationDetectorOnWrite(t *testing.T) {
 		}},
 		{"delete", func(d *cache.MutationDetector[*corev1.Pod], p *corev1.Pod) error { return d.Delete(newPod("a", "x")) }},
 		{"replace", func(d *cache.MutationDetector[*corev1.Pod], p *corev1.Pod) error {
-			_, err := d.Replace([]*corev1.Pod{newPod("a", "x", rv("2"))}, "2")
+			_, err := d.Replace([]*corev1.Pod{newPod("a", "x", rv("2"))})
 			return err
 		}},
 	}
@@ -138,7 +138,7 @@ func TestMutationDetectorCorrectUse(t *testing.T) {
 	changed.Labels["app"] = "db"
 	changed.ResourceVersion = "2"
 	_ = d.Update(changed)
-	_, _ = d.Replace([]*corev1.Pod{newPod("a", "x", rv("3")), newPod("b", "y", rv("3"))}, "3")
+	_, _ = d.Replace([]*corev1.Pod{newPod("a", "x", rv("3")), newPod("b", "y", rv("3"))})
 	_ = d.Delete(newPod("b", "y"))
 	_ = d.Delete(newPod("b", "never-there"))
 	if err := d.Check(); err != nil || len(r.get()) != 0 {
@@ -150,7 +150,7 @@ func TestMutationDetectorCorrectUse(t *testing.T) {
 }
 
 func TestMutationDetectorPanicsByDefault(t *testing.T) {
-	d, err := cache.NewMutationDetector(newPodIndexer())
+	d, err := cache.NewMutationDetector(newPodIndexer(), cache.MutationDetectorConfig[*corev1.Pod]{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +171,8 @@ func TestMutationDetectorPanicsByDefault(t *testing.T) {
 
 func TestMutationDetectorCopyFunc(t *testing.T) {
 	// metav1.Object has no DeepCopy method returning metav1.Object.
-	if _, err := cache.NewMutationDetector(cache.NewIndexer[metav1.Object](nil)); err == nil {
+	if _, err := cache.NewMutationDetector(cache.NewIndexer[metav1.Object](nil), cache.MutationDetectorConfig[metav1.Object]{}); err == nil {
 		t.Fatal("no error without a copy function")
-	}
-	if _, err := cache.NewMutationDetector(cache.NewIndexer[metav1.Object](nil), cache.WithCopyFunc((*corev1.Pod).DeepCopy)); err == nil {
-		t.Fatal("no error for a copy function of another type")
-	}
-	var nilCopy func(metav1.Object) metav1.Object
-	if _, err := cache.NewMutationDetector(cache.NewIndexer[metav1.Object](nil), cache.WithCopyFunc(nilCopy)); err == nil {
-		t.Fatal("no error for a nil copy function")
 	}
 
 	copyObj := func(o metav1.Object) metav1.Object {
@@ -195,7 +188,7 @@ func TestMutationDetectorCopyFunc(t *testing.T) {
 		}
 		panic("unexpected type")
 	}
-	d, err := cache.NewMutationDetector(cache.NewIndexer[metav1.Object](nil), cache.WithCopyFunc(copyObj))
+	d, err := cache.NewMutationDetector(cache.NewIndexer[metav1.Object](nil), cache.MutationDetectorConfig[metav1.Object]{Copy: copyObj})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +205,7 @@ func TestMutationDetectorCopyFunc(t *testing.T) {
 }
 
 func TestMutationDetectorUnstructured(t *testing.T) {
-	d, err := cache.NewMutationDetector(cache.NewIndexer[*unstructured.Unstructured](nil))
+	d, err := cache.NewMutationDetector(cache.NewIndexer[*unstructured.Unstructured](nil), cache.MutationDetectorConfig[*unstructured.Unstructured]{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,39 +42,17 @@ type Change[T Object] struct {
 	// Type is what happened to the object.
 	Type ChangeType
 	// Old is the object the store held before: zero for Added, the last
-	// known state of the object for Deleted.
+	// known state of the object for Deleted (an object that vanished in a
+	// relist was deleted at some unknown point after Old).
 	Old T
 	// New is the object the store holds now: zero for Deleted.
 	New T
-
-	// key is the key of a Deleted object.
-	key string
-}
-
-// Object returns New, or Old for a Deleted change.
-func (c Change[T]) Object() T {
-	if c.Type == Deleted {
-		return c.Old
-	}
-	return c.New
-}
-
-// Tombstone returns the tombstone for a Deleted change: the key of the
-// object and its last known state. Informers hand this to delete handlers,
-// because an object that vanished during a relist was deleted at some
-// unknown point after Old.
-func (c Change[T]) Tombstone() DeletedFinalStateUnknown[T] {
-	key := c.key
-	if key == "" {
-		key = JoinKey(c.Old.GetNamespace(), c.Old.GetName())
-	}
-	return DeletedFinalStateUnknown[T]{Key: key, Obj: c.Old}
 }
 
 // ReplaceDiff tells how a [Store.Replace] changed the store: which objects
 // it added, which it updated (with their previous state), and which it
-// deleted (as tombstones). An informer turns these into OnAdd, OnUpdate and
-// OnDelete notifications after a relist.
+// deleted (with their last known state). An informer turns these into
+// OnAdd, OnUpdate and OnDelete notifications after a relist.
 //
 // The diff is computed from the replaced contents, which the store hands
 // over at the swap, on the first call of a method, and outside the store's
@@ -96,41 +74,16 @@ type ReplaceDiff[T Object] struct {
 
 	// olds[i] is the previous object under the key of items[i]; zero if
 	// items[i] was added.
-	olds           []T
-	deleted        []DeletedFinalStateUnknown[T]
+	olds []T
+	// deleted holds the objects that vanished, in key order.
+	deleted        []deletedObject[T]
 	added, updated int
 }
 
-// NewReplaceDiff returns the diff of replacing the objects old with items,
-// as [Store.Replace] reports it. It is for implementations of Store outside
-// this package, and for tests of code that consumes diffs. Objects that
-// cannot be keyed are left out; when several objects share a key, the last
-// one counts.
-func NewReplaceDiff[T Object](old, items []T) *ReplaceDiff[T] {
-	d := &ReplaceDiff[T]{old: make(map[string]map[string]entry[T])}
-	for _, obj := range old {
-		k, err := keyOf(obj)
-		if err != nil {
-			continue
-		}
-		inner := d.old[k.namespace]
-		if inner == nil {
-			inner = make(map[string]entry[T])
-			d.old[k.namespace] = inner
-		}
-		if _, dup := inner[k.name]; !dup {
-			d.oldCount++
-		}
-		inner[k.name] = entry[T]{obj: obj}
-	}
-	keyed := make([]T, 0, len(items))
-	for _, obj := range items {
-		if _, err := keyOf(obj); err == nil {
-			keyed = append(keyed, obj)
-		}
-	}
-	d.items = lastOfEachKey(keyed)
-	return d
+// deletedObject is an object a Replace removed, with its key.
+type deletedObject[T Object] struct {
+	key string
+	obj T
 }
 
 // compute works out the diff once.
@@ -153,13 +106,13 @@ func (d *ReplaceDiff[T]) compute() {
 					delete(inner, obj.GetName())
 				}
 			}
-			d.deleted = make([]DeletedFinalStateUnknown[T], 0, d.oldCount-d.updated)
+			d.deleted = make([]deletedObject[T], 0, d.oldCount-d.updated)
 			for ns, inner := range d.old {
 				for name, e := range inner {
-					d.deleted = append(d.deleted, DeletedFinalStateUnknown[T]{Key: JoinKey(ns, name), Obj: e.obj})
+					d.deleted = append(d.deleted, deletedObject[T]{JoinKey(ns, name), e.obj})
 				}
 			}
-			slices.SortFunc(d.deleted, func(a, b DeletedFinalStateUnknown[T]) int { return strings.Compare(a.Key, b.Key) })
+			slices.SortFunc(d.deleted, func(a, b deletedObject[T]) int { return strings.Compare(a.key, b.key) })
 		}
 		d.old = nil
 	})
@@ -175,8 +128,8 @@ func (d *ReplaceDiff[T]) All() iter.Seq[Change[T]] {
 			return
 		}
 		d.compute()
-		for _, t := range d.deleted {
-			if !yield(Change[T]{Type: Deleted, Old: t.Obj, key: t.Key}) {
+		for _, del := range d.deleted {
+			if !yield(Change[T]{Type: Deleted, Old: del.obj}) {
 				return
 			}
 		}
@@ -191,16 +144,6 @@ func (d *ReplaceDiff[T]) All() iter.Seq[Change[T]] {
 			}
 		}
 	}
-}
-
-// Deleted returns a tombstone for every object the Replace removed, in
-// key order. The slice is the caller's.
-func (d *ReplaceDiff[T]) Deleted() []DeletedFinalStateUnknown[T] {
-	if d == nil {
-		return nil
-	}
-	d.compute()
-	return slices.Clone(d.deleted)
 }
 
 // Counts returns the numbers of objects the Replace added, updated and

@@ -14,7 +14,10 @@ import (
 
 // describe formats a change as "Type key old-rv>new-rv".
 func describe(c cache.Change[*corev1.Pod]) string {
-	o := c.Object()
+	o := c.New
+	if c.Type == cache.Deleted {
+		o = c.Old
+	}
 	s := fmt.Sprintf("%v %s ", c.Type, cache.JoinKey(o.Namespace, o.Name))
 	if c.Old != nil {
 		s += c.Old.ResourceVersion
@@ -34,7 +37,6 @@ func TestReplaceDiff(t *testing.T) {
 		want    []string // changes, in the order All yields them
 		after   []string // contents
 		counts  [3]int
-		deleted []string // tombstone keys
 	}{
 		{
 			name:   "initial list",
@@ -53,14 +55,12 @@ func TestReplaceDiff(t *testing.T) {
 			},
 			after:   []string{"a/new@7", "a/x@6", "b/same@4"},
 			counts:  [3]int{1, 2, 2},
-			deleted: []string{"a/gone", "gone"},
 		},
 		{
 			name:    "empty list",
 			before:  []*corev1.Pod{newPod("a", "x", rv("1")), newPod("b", "x", rv("2"))},
 			want:    []string{"Deleted a/x 1>", "Deleted b/x 2>"},
 			counts:  [3]int{0, 0, 2},
-			deleted: []string{"a/x", "b/x"},
 		},
 		{
 			name:   "duplicates: the later item wins",
@@ -77,7 +77,7 @@ func TestReplaceDiff(t *testing.T) {
 			for _, p := range tt.before {
 				_ = s.Add(p)
 			}
-			diff, err := s.Replace(tt.items, "10")
+			diff, err := s.Replace(tt.items)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,54 +100,14 @@ func TestReplaceDiff(t *testing.T) {
 			if a, u, d := diff.Counts(); [3]int{a, u, d} != tt.counts {
 				t.Errorf("Counts() = %d, %d, %d, want %v", a, u, d, tt.counts)
 			}
-			var tombs []string
-			for _, ts := range diff.Deleted() {
-				tombs = append(tombs, ts.Key)
-				if k, _ := cache.KeyFunc(ts.Obj); k != ts.Key {
-					t.Errorf("tombstone %q holds %q", ts.Key, k)
-				}
-			}
-			if !slices.Equal(tombs, tt.deleted) {
-				t.Errorf("Deleted() = %q, want %q", tombs, tt.deleted)
-			}
 		})
-	}
-}
-
-func TestNewReplaceDiff(t *testing.T) {
-	var nilPod *corev1.Pod
-	old := []*corev1.Pod{newPod("a", "x", rv("1")), newPod("a", "gone", rv("2")), nilPod, newPod("a", "")}
-	items := []*corev1.Pod{newPod("a", "new", rv("3")), newPod("a", "x", rv("4")), nilPod, newPod("a", "new", rv("5"))}
-	var got []string
-	for c := range cache.NewReplaceDiff(old, items).All() {
-		got = append(got, describe(c))
-	}
-	want := []string{"Deleted a/gone 2>", "Updated a/x 1>4", "Added a/new >5"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("All() = %q, want %q", got, want)
-	}
-
-	// It agrees with what a store reports.
-	s := cache.NewStore[*corev1.Pod]()
-	_, _ = s.Replace(old[:2], "")
-	diff, _ := s.Replace(items[:2], "")
-	var fromStore []string
-	for c := range diff.All() {
-		fromStore = append(fromStore, describe(c))
-	}
-	var built []string
-	for c := range cache.NewReplaceDiff(old[:2], items[:2]).All() {
-		built = append(built, describe(c))
-	}
-	if !slices.Equal(fromStore, built) {
-		t.Fatalf("store reports %q, NewReplaceDiff %q", fromStore, built)
 	}
 }
 
 func TestReplaceDiffIsLazyAndShared(t *testing.T) {
 	s := cache.NewStore[*corev1.Pod]()
 	_ = s.Add(newPod("a", "old"))
-	diff, err := s.Replace([]*corev1.Pod{newPod("a", "new")}, "")
+	diff, err := s.Replace([]*corev1.Pod{newPod("a", "new")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,33 +125,12 @@ func TestReplaceDiffIsLazyAndShared(t *testing.T) {
 	for range nilDiff.All() {
 		t.Error("a nil diff has changes")
 	}
-	if a, u, d := nilDiff.Counts(); a+u+d != 0 || nilDiff.Deleted() != nil {
+	if a, u, d := nilDiff.Counts(); a+u+d != 0 {
 		t.Error("a nil diff is not empty")
 	}
 }
 
-func TestChangeTombstone(t *testing.T) {
-	s := cache.NewStore[*corev1.Pod]()
-	last := newPod("a", "gone", rv("3"))
-	_ = s.Add(last)
-	diff, _ := s.Replace(nil, "")
-	for c := range diff.All() {
-		if c.Type != cache.Deleted || c.Object() != last {
-			t.Fatalf("change %v", describe(c))
-		}
-		ts := c.Tombstone()
-		if ts.Key != "a/gone" || ts.Obj != last {
-			t.Fatalf("Tombstone() = %+v", ts)
-		}
-		if got, ok := cache.DeletedObject[*corev1.Pod](ts); !ok || got != last {
-			t.Fatalf("DeletedObject(tombstone) = %v, %v", got, ok)
-		}
-	}
-	// A Change built by hand computes the key.
-	c := cache.Change[*corev1.Pod]{Type: cache.Deleted, Old: last}
-	if ts := c.Tombstone(); ts.Key != "a/gone" {
-		t.Fatalf("Tombstone().Key = %q", ts.Key)
-	}
+func TestChangeTypeString(t *testing.T) {
 	if s := cache.ChangeType(9).String(); s != "ChangeType(9)" {
 		t.Errorf("String() = %q", s)
 	}
@@ -220,7 +159,7 @@ func TestReplaceIsAtomic(t *testing.T) {
 	sizes := map[string]int{"a": namespaces * perNS, "b": namespaces * (perNS + 3)}
 
 	idx := cache.NewIndexer(cache.Indexers[*corev1.Pod]{"byNode": byNode})
-	if _, err := idx.Replace(gen("a", 0), "1"); err != nil {
+	if _, err := idx.Replace(gen("a", 0)); err != nil {
 		t.Fatal(err)
 	}
 	lister := cache.NewLister(idx, corev1Pods)
@@ -234,7 +173,7 @@ func TestReplaceIsAtomic(t *testing.T) {
 			if i%2 == 0 {
 				g, extra = "b", 3
 			}
-			if _, err := idx.Replace(gen(g, extra), fmt.Sprint(i)); err != nil {
+			if _, err := idx.Replace(gen(g, extra)); err != nil {
 				t.Error(err)
 				return
 			}

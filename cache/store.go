@@ -1,29 +1,16 @@
 package cache
 
-// Store is a thread-safe set of objects keyed by namespace and name (see
-// [KeyFunc]). Informers keep one per resource type, filled by a reflector
-// and read by listers and event handlers.
+// Reader reads a [Store]: the read-only half of it, which is all that
+// listers and the users of an informer's cache get.
 //
-// Objects go in and come out by pointer: the store never copies them, and
-// everything a Store returns is shared with it and with every other reader.
-// Treat returned objects as read-only; DeepCopy one before modifying it.
-// See "Objects are shared" in the package documentation, and
-// [MutationDetector] for catching mistakes in tests.
+// Objects come out by pointer: everything a Reader returns is shared with
+// the store and with every other reader. Treat returned objects as
+// read-only; DeepCopy one before modifying it. See "Objects are shared" in
+// the package documentation, and [MutationDetector] for catching mistakes
+// in tests.
 //
 // Lists are in no particular order.
-type Store[T Object] interface {
-	// Add stores obj under its key, replacing any object stored there; it
-	// is the same as Update. It fails, storing nothing, when obj cannot be
-	// keyed (see KeyFunc) or an index function fails (see IndexError).
-	// A non-empty resourceVersion of obj becomes the store's
-	// LastSyncResourceVersion.
-	Add(obj T) error
-	// Update stores obj under its key, as Add does.
-	Update(obj T) error
-	// Delete removes the object stored under obj's key, if any. Only the
-	// key of obj matters, and a non-empty resourceVersion, which becomes
-	// LastSyncResourceVersion. It fails only when obj cannot be keyed.
-	Delete(obj T) error
+type Reader[T any] interface {
 	// Get returns the object stored under obj's key. It fails only when
 	// obj cannot be keyed.
 	Get(obj T) (item T, exists bool, err error)
@@ -36,10 +23,28 @@ type Store[T Object] interface {
 	ListKeys() []string
 	// Len returns the number of stored objects.
 	Len() int
-	// Replace atomically swaps the whole contents of the store for items,
-	// and sets LastSyncResourceVersion to resourceVersion. Readers see
-	// either all of the old contents or all of the new, never a mix, and
-	// indexes always agree with the objects.
+}
+
+// Store is a thread-safe set of objects keyed by namespace and name (see
+// [KeyFunc]). Informers keep one per resource type, filled by a reflector
+// and read by listers and event handlers.
+//
+// Objects go in by pointer and are not copied: an object given to a write
+// belongs to the store from then on.
+type Store[T Object] interface {
+	Reader[T]
+	// Add stores obj under its key, replacing any object stored there; it
+	// is the same as Update. It fails, storing nothing, when obj cannot be
+	// keyed (see KeyFunc) or an index function fails (see IndexError).
+	Add(obj T) error
+	// Update stores obj under its key, as Add does.
+	Update(obj T) error
+	// Delete removes the object stored under obj's key, if any. Only the
+	// key of obj matters. It fails only when obj cannot be keyed.
+	Delete(obj T) error
+	// Replace atomically swaps the whole contents of the store for items.
+	// Readers see either all of the old contents or all of the new, never
+	// a mix, and indexes always agree with the objects.
 	//
 	// When two items have the same key, the later one wins. If an item
 	// cannot be keyed or an index function fails, Replace returns the
@@ -47,30 +52,21 @@ type Store[T Object] interface {
 	//
 	// The store takes ownership of items: the caller must not modify the
 	// slice afterwards. The returned ReplaceDiff tells which objects were
-	// added, updated and deleted by the swap, with the deleted ones as
-	// tombstones; it costs nothing unless used.
-	Replace(items []T, resourceVersion string) (*ReplaceDiff[T], error)
-	// LastSyncResourceVersion returns the resourceVersion of the last
-	// Replace or Bookmark, or of the last object written since, whichever
-	// came last; "" if none.
-	LastSyncResourceVersion() string
-	// Bookmark records resourceVersion as LastSyncResourceVersion without
-	// changing the contents, as a watch BOOKMARK event does.
-	Bookmark(resourceVersion string)
+	// added, updated and deleted by the swap; it costs nothing unless
+	// used.
+	Replace(items []T) (*ReplaceDiff[T], error)
 }
 
-// Indexer is a [Store] with named indexes: each index maps the values its
-// [IndexFunc] computes for an object to the objects with that value, so
-// that lookups by value cost time in proportion to the result, not to the
-// store. The built-in [NamespaceIndex] is always present.
+// IndexReader reads an [Indexer]: a [Reader] with index queries. It is the
+// read-only view of an informer's cache (see [ReadOnly]).
 //
 // Three kinds of strings appear here: keys of objects ("ns/name"), names of
 // indexes ("byNode"), and indexed values ("node-1").
 //
 // Index queries for a name the Indexer has no index for fail with an error
 // wrapping [ErrNoSuchIndex].
-type Indexer[T Object] interface {
-	Store[T]
+type IndexReader[T any] interface {
+	Reader[T]
 	// Index returns the objects that share at least one indexed value of
 	// the named index with obj (whose own values are computed with the
 	// index function; obj need not be stored). Each object appears once.
@@ -87,6 +83,15 @@ type Indexer[T Object] interface {
 	// Indexers returns a copy of the index functions, including
 	// NamespaceIndexFunc under NamespaceIndex.
 	Indexers() Indexers[T]
+}
+
+// Indexer is a [Store] with named indexes: each index maps the values its
+// [IndexFunc] computes for an object to the objects with that value, so
+// that lookups by value cost time in proportion to the result, not to the
+// store. The built-in [NamespaceIndex] is always present.
+type Indexer[T Object] interface {
+	Store[T]
+	IndexReader[T]
 	// AddIndexers adds indexes, computing them over the objects already
 	// stored. It fails, adding none of them, if a name is taken or a
 	// function is nil (an IndexFunc for NamespaceIndex is ignored), or if a
@@ -111,4 +116,42 @@ func NewStore[T Object]() Store[T] {
 //	})
 func NewIndexer[T Object](indexers Indexers[T]) Indexer[T] {
 	return newThreadSafeStore(indexers)
+}
+
+// ReadOnly returns a view of r with only the methods of [IndexReader]:
+// unlike r itself, the view cannot be converted back to an [Indexer] by a
+// type assertion, so it can be handed out without handing out the right to
+// write. Listers made over the view ([NewLister]) are as fast as over r.
+func ReadOnly[T Object](r IndexReader[T]) IndexReader[T] {
+	if v, ok := r.(readOnly[T]); ok {
+		return v
+	}
+	return readOnly[T]{r}
+}
+
+// readOnly hides every method of an IndexReader but its own. It passes
+// the listers' fast paths through.
+type readOnly[T Object] struct{ r IndexReader[T] }
+
+func (v readOnly[T]) Get(obj T) (T, bool, error)            { return v.r.Get(obj) }
+func (v readOnly[T]) GetByKey(key string) (T, bool)         { return v.r.GetByKey(key) }
+func (v readOnly[T]) List() []T                             { return v.r.List() }
+func (v readOnly[T]) ListKeys() []string                    { return v.r.ListKeys() }
+func (v readOnly[T]) Len() int                              { return v.r.Len() }
+func (v readOnly[T]) Index(name string, obj T) ([]T, error) { return v.r.Index(name, obj) }
+func (v readOnly[T]) ByIndex(name, value string) ([]T, error) {
+	return v.r.ByIndex(name, value)
+}
+func (v readOnly[T]) IndexKeys(name, value string) ([]string, error) {
+	return v.r.IndexKeys(name, value)
+}
+func (v readOnly[T]) ListIndexFuncValues(name string) []string { return v.r.ListIndexFuncValues(name) }
+func (v readOnly[T]) Indexers() Indexers[T]                    { return v.r.Indexers() }
+
+func (v readOnly[T]) lookupName(namespace, name string) (T, bool) {
+	return lookupName(v.r, namespace, name)
+}
+
+func (v readOnly[T]) filter(namespace string, allNamespaces bool, keep func(T) bool) []T {
+	return filter(v.r, namespace, allNamespaces, keep)
 }

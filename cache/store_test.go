@@ -78,45 +78,44 @@ func TestStoreCRUD(t *testing.T) {
 		pod  *corev1.Pod
 	}
 	tests := []struct {
-		name   string
-		ops    []op
-		want   []string // key@rv, sorted
-		wantRV string
+		name string
+		ops  []op
+		want []string // key@rv, sorted
 	}{
 		{
 			name: "add",
 			ops:  []op{{"add", newPod("a", "x", rv("1"))}, {"add", newPod("b", "x", rv("2"))}, {"add", newPod("", "x", rv("3"))}},
-			want: []string{"a/x@1", "b/x@2", "x@3"}, wantRV: "3",
+			want: []string{"a/x@1", "b/x@2", "x@3"},
 		},
 		{
 			name: "add twice replaces",
 			ops:  []op{{"add", newPod("a", "x", rv("1"))}, {"add", newPod("a", "x", rv("2"))}},
-			want: []string{"a/x@2"}, wantRV: "2",
+			want: []string{"a/x@2"},
 		},
 		{
 			name: "update of a missing object adds it",
 			ops:  []op{{"update", newPod("a", "x", rv("5"))}},
-			want: []string{"a/x@5"}, wantRV: "5",
+			want: []string{"a/x@5"},
 		},
 		{
 			name: "update",
 			ops:  []op{{"add", newPod("a", "x", rv("1"))}, {"update", newPod("a", "x", rv("2"))}},
-			want: []string{"a/x@2"}, wantRV: "2",
+			want: []string{"a/x@2"},
 		},
 		{
 			name: "delete by key only",
 			ops:  []op{{"add", newPod("a", "x", rv("1"))}, {"add", newPod("a", "y", rv("2"))}, {"delete", newPod("a", "x", rv("3"))}},
-			want: []string{"a/y@2"}, wantRV: "3",
+			want: []string{"a/y@2"},
 		},
 		{
 			name: "delete of a missing object",
 			ops:  []op{{"add", newPod("a", "x", rv("1"))}, {"delete", newPod("a", "nope")}},
-			want: []string{"a/x@1"}, wantRV: "1",
+			want: []string{"a/x@1"},
 		},
 		{
 			name: "delete last object of a namespace",
 			ops:  []op{{"add", newPod("a", "x", rv("1"))}, {"delete", newPod("a", "x", rv("2"))}, {"add", newPod("a", "x", rv("3"))}},
-			want: []string{"a/x@3"}, wantRV: "3",
+			want: []string{"a/x@3"},
 		},
 		{
 			name: "same name in two namespaces and cluster scope",
@@ -143,9 +142,6 @@ func TestStoreCRUD(t *testing.T) {
 			}
 			if got := snapshotOf(t, s); !slices.Equal(got, tt.want) {
 				t.Errorf("contents = %q, want %q", got, tt.want)
-			}
-			if got := s.LastSyncResourceVersion(); got != tt.wantRV {
-				t.Errorf("LastSyncResourceVersion() = %q, want %q", got, tt.wantRV)
 			}
 			for _, w := range tt.want {
 				key, _, _ := strings.Cut(w, "@")
@@ -200,7 +196,7 @@ func TestStoreRejectsUnkeyableObjects(t *testing.T) {
 			if _, _, err := s.Get(tt.pod); !errors.Is(err, tt.want) {
 				t.Errorf("Get: error %v, want %v", err, tt.want)
 			}
-			if _, err := s.Replace([]*corev1.Pod{newPod("a", "new"), tt.pod}, "9"); !errors.Is(err, tt.want) {
+			if _, err := s.Replace([]*corev1.Pod{newPod("a", "new"), tt.pod}); !errors.Is(err, tt.want) {
 				t.Errorf("Replace: error %v, want %v", err, tt.want)
 			}
 			if got := snapshotOf(t, s); !slices.Equal(got, []string{"a/keep@"}) {
@@ -218,29 +214,6 @@ func TestGetByKeyMalformed(t *testing.T) {
 		if p, ok := s.GetByKey(key); ok {
 			t.Errorf("GetByKey(%q) = %v, want nothing", key, p)
 		}
-	}
-}
-
-func TestBookmark(t *testing.T) {
-	for name, wrap := range flavors {
-		t.Run(name, func(t *testing.T) { testBookmark(t, wrap(newPodIndexer())) })
-	}
-}
-
-func testBookmark(t *testing.T, s cache.Store[*corev1.Pod]) {
-	_ = s.Add(newPod("a", "x", rv("5")))
-	s.Bookmark("9")
-	if got := s.LastSyncResourceVersion(); got != "9" {
-		t.Fatalf("LastSyncResourceVersion() = %q after Bookmark, want 9", got)
-	}
-	if _, err := s.Replace(nil, "12"); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.LastSyncResourceVersion(); got != "12" {
-		t.Fatalf("LastSyncResourceVersion() = %q after Replace, want 12", got)
-	}
-	if _, ok, err := s.Get(newPod("a", "x")); ok || err != nil {
-		t.Fatalf("Get after Replace(nil) = %v, %v", ok, err)
 	}
 }
 

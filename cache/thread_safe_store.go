@@ -194,7 +194,6 @@ type threadSafeStore[T Object] struct {
 	// compute index values, then check under the lock that it did not
 	// grow meanwhile.
 	specs atomic.Pointer[[]indexSpec[T]]
-	rv    string
 }
 
 // loadSpecs returns the current user-defined indexes.
@@ -239,9 +238,6 @@ func (s *threadSafeStore[T]) Update(obj T) error {
 		vals = append(vals, more...)
 	}
 	s.c.put(k, entry[T]{obj, vals})
-	if rv := obj.GetResourceVersion(); rv != "" {
-		s.rv = rv
-	}
 	return nil
 }
 
@@ -250,13 +246,9 @@ func (s *threadSafeStore[T]) Delete(obj T) error {
 	if err != nil {
 		return err
 	}
-	rv := obj.GetResourceVersion()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.c.remove(k)
-	if rv != "" {
-		s.rv = rv
-	}
+	s.mu.Unlock()
 	return nil
 }
 
@@ -314,7 +306,7 @@ func (s *threadSafeStore[T]) Len() int {
 	return s.c.count
 }
 
-func (s *threadSafeStore[T]) Replace(items []T, resourceVersion string) (*ReplaceDiff[T], error) {
+func (s *threadSafeStore[T]) Replace(items []T) (*ReplaceDiff[T], error) {
 	specs := s.loadSpecs()
 	c, items, err := buildContents(specs, items)
 	if err != nil {
@@ -331,7 +323,6 @@ func (s *threadSafeStore[T]) Replace(items []T, resourceVersion string) (*Replac
 	}
 	old := s.c
 	s.c = c
-	s.rv = resourceVersion
 	s.mu.Unlock()
 	return &ReplaceDiff[T]{old: old.byNamespace, oldCount: old.count, items: items}, nil
 }
@@ -408,18 +399,6 @@ func lastOfEachKey[T Object](items []T) []T {
 	}
 	slices.Reverse(out)
 	return out
-}
-
-func (s *threadSafeStore[T]) LastSyncResourceVersion() string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.rv
-}
-
-func (s *threadSafeStore[T]) Bookmark(resourceVersion string) {
-	s.mu.Lock()
-	s.rv = resourceVersion
-	s.mu.Unlock()
 }
 
 // sortSpecs sorts specs by name, so that the order of indexes, and of
