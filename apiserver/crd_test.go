@@ -126,7 +126,7 @@ func TestCRDDynamicClientAndInformer(t *testing.T) {
 	waitEstablished(t, ctx, c, crd.Name)
 
 	res := client.Dynamic(c).Resource(gadgets).Namespace("default")
-	factory := informer.NewFactory(c)
+	factory := informer.NewFactory(c, informer.FactoryConfig{})
 	inf := factory.ForResource(gadgets)
 	events := make(chan string, 16)
 	if _, err := inf.AddEventHandler(informer.HandlerFuncs[unstructured.Unstructured]{

@@ -31,12 +31,12 @@ func describe(c cache.Change[*corev1.Pod]) string {
 
 func TestReplaceDiff(t *testing.T) {
 	tests := []struct {
-		name    string
-		before  []*corev1.Pod
-		items   []*corev1.Pod
-		want    []string // changes, in the order All yields them
-		after   []string // contents
-		counts  [3]int
+		name   string
+		before []*corev1.Pod
+		items  []*corev1.Pod
+		want   []string // changes, in the order All yields them
+		after  []string // contents
+		counts [3]int
 	}{
 		{
 			name:   "initial list",
@@ -53,14 +53,14 @@ func TestReplaceDiff(t *testing.T) {
 				"Deleted a/gone 2>", "Deleted gone 3>",
 				"Updated b/same 4>4", "Added a/new >7", "Updated a/x 1>6",
 			},
-			after:   []string{"a/new@7", "a/x@6", "b/same@4"},
-			counts:  [3]int{1, 2, 2},
+			after:  []string{"a/new@7", "a/x@6", "b/same@4"},
+			counts: [3]int{1, 2, 2},
 		},
 		{
-			name:    "empty list",
-			before:  []*corev1.Pod{newPod("a", "x", rv("1")), newPod("b", "x", rv("2"))},
-			want:    []string{"Deleted a/x 1>", "Deleted b/x 2>"},
-			counts:  [3]int{0, 0, 2},
+			name:   "empty list",
+			before: []*corev1.Pod{newPod("a", "x", rv("1")), newPod("b", "x", rv("2"))},
+			want:   []string{"Deleted a/x 1>", "Deleted b/x 2>"},
+			counts: [3]int{0, 0, 2},
 		},
 		{
 			name:   "duplicates: the later item wins",

@@ -114,7 +114,7 @@ func benchPod(i int) *corev1.Pod {
 // syncOnce runs an informer with one no-op handler until the handler has
 // seen the whole initial list, and returns the informer (still running)
 // and a function that stops it.
-func syncOnce[T any, PT client.ObjectPtr[T]](b *testing.B, c *client.Client, streaming, dropManagedFields bool) (*informer.SharedInformer[T, PT], func()) {
+func syncOnce[T any, PT client.ObjectPtr[T]](b *testing.B, c *client.Client, streaming, dropManagedFields bool) (informer.Informer[T], func()) {
 	cfg := informer.Config[T]{Reflector: reflector.Config[T]{UseStreamingList: streaming, DropManagedFields: dropManagedFields, Logger: quietLogger()}}
 	inf := informer.New[T, PT](client.For[T, PT](c).Namespace("bench"), cfg)
 	reg, err := inf.AddEventHandler(informer.HandlerFuncs[T]{AddFunc: func(*T, bool) {}})

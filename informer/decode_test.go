@@ -91,18 +91,16 @@ func TestUndecodableObject(t *testing.T) {
 	e, gc := newGadgetEnv(t)
 	createGadget(t, e, "good", "")
 	createGadget(t, e, "bad", "big")
+	errs := make(chan error, 1000)
 	cfg := informer.Config[Gadget]{}
 	fastBackoff(&cfg.Reflector)
-	inf := informer.New[Gadget](client.For[Gadget](gc).Namespace("inf"), cfg)
-	errs := make(chan error, 1000)
-	if err := inf.SetWatchErrorHandler(func(err error) {
+	cfg.Reflector.WatchErrorHandler = func(err error) {
 		select {
 		case errs <- err:
 		default:
 		}
-	}); err != nil {
-		t.Fatal(err)
 	}
+	inf := informer.New(client.For[Gadget](gc).Namespace("inf"), cfg)
 	rec := newRecorder[Gadget]()
 	reg, err := inf.AddEventHandler(rec)
 	if err != nil {

@@ -24,7 +24,7 @@ func TestFactoryDecodesForACache(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()))
+			f := informer.NewFactory(e.c, informer.FactoryConfig{Namespace: "inf", Logger: quietLogger()})
 			inf := informer.For[corev1.ConfigMap](f)
 			startFactory(t, f)
 			waitCaches(t, f)

@@ -1,24 +1,26 @@
 // Package informer provides shared informers: for each resource, one
 // list-then-watch (a reflector) keeping one indexed cache in sync with the
 // server, and any number of event handlers told about every change. A
-// [Factory] hands out one informer per type and scope, so that every part
-// of a program shares them.
+// [Factory] hands out one informer per type, so that every part of a
+// program shares them.
 //
 // Its behaviour follows client-go's SharedIndexInformer and
 // SharedInformerFactory; its API is generic over the object type.
 //
 // # Informers
 //
-// A [SharedInformer] is made by [New] from a reflector.ListerWatcher (a
-// typed client set to a namespace, say) or by a Factory ([For],
-// [Factory.ForResource]). Before it runs, add handlers (AddEventHandler),
-// indexes (AddIndexers), a transform (SetTransform) and a watch error
-// handler (SetWatchErrorHandler); then Run it until its context is done.
-// HasSynced (or the Synced channel) tells when the cache holds the initial
-// list; Lister and Indexer read the cache; LastSyncResourceVersion says
-// how current it is.
+// An [Informer] is made by [New] from a reflector.ListerWatcher (a typed
+// client set to a namespace, say) and a [Config], or by a Factory ([For],
+// [Factory.ForResource]). Users name it with one type parameter,
+// informer.Informer[corev1.Pod]; the pointer type is inferred. Everything
+// about an informer is configured when it is made (Config, or the
+// factory's FactoryConfig): there are no setters. Before or while it runs,
+// add handlers (AddEventHandler) and indexes (AddIndexers); Run it until
+// its context is done. HasSynced (or the Synced channel) tells when the
+// cache holds the initial list; Lister and Indexer (a read-only view) read
+// the cache; LastSyncResourceVersion says how current it is.
 //
-//	f := informer.NewFactory(c, informer.WithNamespace("web"))
+//	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web"})
 //	pods := informer.For[corev1.Pod](f)
 //	reg, err := pods.AddEventHandler(informer.HandlerFuncs[corev1.Pod]{
 //		AddFunc:    func(p *corev1.Pod, _ bool) { queue.Add(key(p)) },
@@ -28,6 +30,12 @@
 //	f.Start(ctx)
 //	err = informer.WaitForSync(ctx, reg)
 //	pod, err := pods.Lister().Namespace("web").Get("frontend-0")
+//
+// Each piece of state has one owner: the reflector keeps the
+// resourceVersion and says when the first list is in (so HasSynced and
+// LastSyncResourceVersion agree: after Synced the resourceVersion is set);
+// the informer alone writes the cache, and hands out only read-only views
+// of it (Lister, Indexer).
 //
 // # Handlers
 //
@@ -59,8 +67,9 @@
 //
 // The delete method is typed: it replaces client-go's OnDelete(obj any),
 // which received either the object or a DeletedFinalStateUnknown tombstone
-// wrapping it. The tombstone's information is the flag; the object is
-// always a *T, keyed as usual (cache.KeyFunc).
+// wrapping it. Handlers never get a tombstone: the tombstone's information
+// is the flag, and the object is always a *T, keyed as usual
+// (cache.KeyFunc). (The cache package has no tombstone type either.)
 //
 // [HandlerFuncs] builds a handler from functions. [FilteringHandler] passes
 // on only objects a filter accepts, turning an update that makes an object
@@ -108,7 +117,8 @@
 //
 // # Resync
 //
-// With a resync period (Config.ResyncPeriod, [WithResync]) every handler
+// With a resync period (Config.ResyncPeriod, FactoryConfig.ResyncPeriod)
+// every handler
 // that implements [ResyncHandler] gets OnResync(obj) for every cached
 // object once per period, queued in line with its other notifications. A
 // resync is never delivered as an update, and handlers that do not
@@ -119,20 +129,36 @@
 //
 // # Factory
 //
-// [NewFactory] takes defaults for its informers: namespace ([WithNamespace],
-// default all), label and field selectors, a ListOptions tweak, resync,
-// transform, streaming lists, logger and watch error handler. [For] returns
-// the informer for a Go type and [Factory.ForResource] the dynamic informer
-// for a resource, in the default scope or in one given by [ScopeOption]s;
-// the same type (or resource) and scope always give the same informer.
-// Start runs every informer asked for so far that is not running yet;
-// WaitForCacheSync waits for them to sync; Shutdown waits for them to
-// stop once the contexts given to Start are done.
+// [NewFactory] takes one [FactoryConfig], a struct whose zero values are
+// documented defaults (as kube-rs's watcher::Config): the namespace
+// (default all), label and field selectors, resync period,
+// DropManagedFields, streaming lists, page size, logger and watch error
+// handler of all its informers, and per-type overrides, as
+// controller-runtime's cache.Options.ByObject: ByObject takes an [Object]
+// per Go type (namespace, selectors, and a Transform typed func(*T) (*T,
+// error)), ByResource one per resource for dynamic informers.
+//
+//	f := informer.NewFactory(c, informer.FactoryConfig{
+//		Namespace:         "web",
+//		DropManagedFields: true,
+//		ByObject: []informer.ObjectConfig{
+//			informer.Object[corev1.ConfigMap]{LabelSelector: "app=web"},
+//		},
+//	})
+//
+// [For] returns the informer for a Go type and [Factory.ForResource] the
+// dynamic informer for a resource: one per type (or resource) and factory,
+// so that the same type always gives the same informer. To cache one type
+// in two scopes, use two factories. Start runs every informer asked for so
+// far that is not running yet; WaitForCacheSync waits for them to sync;
+// Shutdown waits for them to stop once the contexts given to Start are
+// done.
 //
 // # Dynamic informers
 //
 // Factory.ForResource caches objects of any resource as
-// unstructured.Unstructured ([DynamicInformer]), listing and watching with
+// unstructured.Unstructured (an Informer[unstructured.Unstructured]),
+// listing and watching with
 // the dynamic client through [NewDynamicListerWatcher]. The factory's
 // namespace applies to namespaced resources; for a cluster-scoped one
 // (found through the client's RESTMapper) it is ignored.
@@ -185,6 +211,11 @@
 //   - Registrations have Synced and Done channels; WaitForSync and
 //     WaitForCacheSync wait on channels rather than polling.
 //   - Indexes can be added after the informer has started.
+//   - Configuration is one struct given at construction (Config,
+//     FactoryConfig with typed per-type overrides), not options, setters
+//     that fail once started, or a type-erased transform.
+//   - Indexer returns a read-only view of the cache, not the writable
+//     store.
 //   - WaitForCacheSync returns an error naming the informers that did not
 //     sync, rather than a map.
 package informer

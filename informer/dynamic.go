@@ -11,10 +11,6 @@ import (
 	"github.com/kapi-dev/kapi/reflector"
 )
 
-// DynamicInformer is the informer of a resource held as
-// unstructured.Unstructured, as [Factory.ForResource] returns it.
-type DynamicInformer = SharedInformer[unstructured.Unstructured, *unstructured.Unstructured]
-
 // NewDynamicListerWatcher returns a reflector.ListerWatcher for the resource
 // gvr through the dynamic client, in namespace ns ("" for all namespaces,
 // or a cluster-scoped resource). A namespace given for a resource that

@@ -52,7 +52,7 @@ func ExampleNewFactory() {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 
-	f := informer.NewFactory(c, informer.WithNamespace("web"))
+	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web"})
 	cms := informer.For[corev1.ConfigMap](f)
 	events := make(chan string, 10)
 	reg, err := cms.AddEventHandler(informer.HandlerFuncs[corev1.ConfigMap]{
@@ -98,7 +98,7 @@ func ExampleNew() {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 
-	inf := informer.New[corev1.ConfigMap](client.For[corev1.ConfigMap](c).Namespace("web"), informer.Config[corev1.ConfigMap]{
+	inf := informer.New(client.For[corev1.ConfigMap](c).Namespace("web"), informer.Config[corev1.ConfigMap]{
 		Resource: metav1.GroupResource{Resource: "configmaps"},
 	})
 	done := make(chan error)
@@ -118,6 +118,44 @@ func ExampleNew() {
 	// context canceled
 }
 
+// Per-type settings override the factory's defaults: here ConfigMaps are
+// selected by label and transformed before they are cached, with a
+// function of the ConfigMap type itself, while Secrets keep the defaults.
+func ExampleObject() {
+	c, stop := exampleClient()
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	f := informer.NewFactory(c, informer.FactoryConfig{
+		Namespace:         "web",
+		DropManagedFields: true,
+		ByObject: []informer.ObjectConfig{
+			informer.Object[corev1.ConfigMap]{
+				LabelSelector: "app=web",
+				Transform: func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+					cm.Annotations = map[string]string{"cached": "yes"}
+					return cm, nil
+				},
+			},
+		},
+	})
+	cms := informer.For[corev1.ConfigMap](f)
+	secrets := informer.For[corev1.Secret](f)
+	f.Start(ctx)
+	defer f.Shutdown()
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		panic(err)
+	}
+	cm, _ := cms.Lister().Namespace("web").Get("settings")
+	fmt.Println(cms.Name(), cm.Name, cm.Annotations["cached"], len(cm.ManagedFields))
+	fmt.Println(secrets.Name())
+	cancel()
+	// Output:
+	// v1.ConfigMap[namespace=web,labels=app=web] settings yes 0
+	// v1.Secret[namespace=web]
+}
+
 // A FilteringHandler sees only the objects its filter accepts; an object
 // that starts or stops matching arrives as an add or a delete.
 func ExampleFilteringHandler() {
@@ -126,7 +164,7 @@ func ExampleFilteringHandler() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	f := informer.NewFactory(c, informer.WithNamespace("web"))
+	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web"})
 	events := make(chan string, 10)
 	_, _ = informer.For[corev1.ConfigMap](f).AddEventHandler(informer.FilteringHandler[corev1.ConfigMap]{
 		Filter: func(cm *corev1.ConfigMap) bool { return cm.Data["enabled"] == "true" },
@@ -158,7 +196,7 @@ func ExampleFactory_ForResource() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	f := informer.NewFactory(c)
+	f := informer.NewFactory(c, informer.FactoryConfig{})
 	cms := f.ForResource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"})
 	f.Start(ctx)
 	defer f.Shutdown()
@@ -180,13 +218,13 @@ func ExampleFactory_ForResource() {
 
 // A handler added to a running informer first gets what the cache holds,
 // as initial-list adds; its registration syncs once it has handled them.
-func ExampleSharedInformer_AddEventHandler() {
+func ExampleInformer_AddEventHandler() {
 	c, stop := exampleClient()
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	f := informer.NewFactory(c, informer.WithNamespace("web"))
+	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web"})
 	cms := informer.For[corev1.ConfigMap](f)
 	f.Start(ctx)
 	defer f.Shutdown()
@@ -213,7 +251,7 @@ func ExampleResyncHandler() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	f := informer.NewFactory(c, informer.WithNamespace("web"), informer.WithResync(10*time.Millisecond))
+	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web", ResyncPeriod: 10 * time.Millisecond})
 	resyncs := make(chan string, 100)
 	_, _ = informer.For[corev1.ConfigMap](f).AddEventHandler(informer.HandlerFuncs[corev1.ConfigMap]{
 		ResyncFunc: func(cm *corev1.ConfigMap) {

@@ -16,12 +16,96 @@ import (
 	"github.com/kapi-dev/kapi/reflector"
 )
 
-// Factory hands out shared informers: one per Go type (or, for dynamic
-// informers, per resource) and per scope (namespace, label selector, field
-// selector), so that every part of a program that asks for pods in the same
-// scope shares one list-then-watch and one cache.
+// FactoryConfig configures a [Factory]: the defaults of all its informers,
+// and overrides for some types (ByObject) or resources (ByResource). Every
+// zero value is the documented default: FactoryConfig{} caches every object
+// of all namespaces, with paged lists, no resync and no transform.
 //
-//	f := informer.NewFactory(c, informer.WithResync(10*time.Minute))
+// A factory makes one informer per type (and one per resource): to cache a
+// type in two scopes (two namespaces, two label selectors), use two
+// factories.
+type FactoryConfig struct {
+	// Namespace limits informers to one namespace (default "": all
+	// namespaces). Informers of cluster-scoped resources ignore it, so one
+	// factory serves namespaced and cluster-scoped resources alike.
+	Namespace string
+	// LabelSelector limits informers to the objects whose labels match it,
+	// in the syntax of ListOptions.LabelSelector (default "": every
+	// object).
+	LabelSelector string
+	// FieldSelector limits informers to the objects whose fields match it,
+	// in the syntax of ListOptions.FieldSelector (default "": every
+	// object).
+	FieldSelector string
+	// ResyncPeriod is every informer's Config.ResyncPeriod (default 0: no
+	// resyncs).
+	ResyncPeriod time.Duration
+	// DropManagedFields keeps metadata.managedFields out of every
+	// informer's cache (default false: cached as the server sends them):
+	// they are skipped as lists and watches are decoded, which saves a
+	// third or more of a cached pod's memory for controllers that never
+	// read them. See reflector.Config.DropManagedFields.
+	DropManagedFields bool
+	// StreamingList makes informers list with a streaming watch
+	// (sendInitialEvents) instead of paged lists (default false; see
+	// reflector.Config.UseStreamingList, and its fallback to paged lists
+	// where the server does not support it).
+	StreamingList bool
+	// PageSize is the number of objects per page of the paged lists
+	// (default 0: 500; negative: the whole list in one request). See
+	// reflector.Config.PageSize.
+	PageSize int64
+	// Logger receives the informers' logs (default nil: slog.Default()).
+	Logger *slog.Logger
+	// WatchErrorHandler, if set, is told about every list and watch error
+	// of every informer, with the informer's name, before the informer
+	// backs off and retries (default nil: the reflector logs them).
+	WatchErrorHandler func(informer string, err error)
+	// ByObject overrides the defaults above for the informers of some Go
+	// types, with one [Object] per type:
+	//
+	//	ByObject: []informer.ObjectConfig{
+	//		informer.Object[corev1.ConfigMap]{LabelSelector: "app=web"},
+	//		informer.Object[corev1.Secret]{Transform: dropData},
+	//	}
+	//
+	// Two entries for one type make NewFactory panic, as two handlers for
+	// one pattern make http.ServeMux panic: it is a programming error.
+	ByObject []ObjectConfig
+	// ByResource overrides the defaults above for the dynamic informers
+	// of some resources (Factory.ForResource), by resource.
+	ByResource map[client.GroupVersionResource]Object[unstructured.Unstructured]
+}
+
+// ObjectConfig is an entry of FactoryConfig.ByObject: an [Object] of some
+// type. Only Object implements it.
+type ObjectConfig interface {
+	objectType() reflect.Type
+}
+
+// Object overrides, for the informer of objects of type T, the defaults of
+// its [FactoryConfig]. A zero field keeps the factory's default.
+type Object[T any] struct {
+	// Namespace replaces FactoryConfig.Namespace (to cache this type in
+	// all namespaces while the factory has one, use another factory).
+	Namespace string
+	// LabelSelector replaces FactoryConfig.LabelSelector.
+	LabelSelector string
+	// FieldSelector replaces FactoryConfig.FieldSelector.
+	FieldSelector string
+	// Transform, if set, is applied to every object before it is cached
+	// and handed to handlers (default none); see reflector.Config.Transform.
+	// It may modify the object it is given and return it.
+	Transform func(*T) (*T, error)
+}
+
+func (Object[T]) objectType() reflect.Type { return reflect.TypeFor[T]() }
+
+// Factory hands out shared informers, one per Go type (and, for dynamic
+// informers, one per resource), so that every part of a program that asks
+// for pods shares one list-then-watch and one cache.
+//
+//	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web", ResyncPeriod: 10 * time.Minute})
 //	pods := informer.For[corev1.Pod](f)
 //	_, _ = pods.AddEventHandler(handler)
 //	f.Start(ctx)
@@ -30,8 +114,9 @@ import (
 //
 // A Factory is safe for concurrent use.
 type Factory struct {
-	c   *client.Client
-	def settings
+	c      *client.Client
+	cfg    FactoryConfig
+	byType map[reflect.Type]ObjectConfig
 
 	mu           sync.Mutex
 	informers    map[informerKey]runnable
@@ -50,9 +135,8 @@ type runnable interface {
 
 // informerKey identifies a shared informer in a factory.
 type informerKey struct {
-	typ   reflect.Type
-	gvr   client.GroupVersionResource // dynamic informers only
-	scope scope
+	typ reflect.Type
+	gvr client.GroupVersionResource // dynamic informers only
 }
 
 // scope is what selects the objects of an informer.
@@ -74,174 +158,77 @@ func (s scope) String() string {
 	return strings.Join(parts, ",")
 }
 
-// settings are a factory's defaults.
-type settings struct {
-	scope             scope
-	tweak             func(*metav1.ListOptions)
-	resync            time.Duration
-	transform         func(metav1.Object) (metav1.Object, error)
-	streaming         bool
-	dropManagedFields bool
-	logger            *slog.Logger
-	watchErrorHandler func(informer string, err error)
-}
-
-// Option configures a [Factory] (NewFactory).
-type Option interface {
-	apply(*settings)
-}
-
-// ScopeOption selects the objects an informer caches. Given to NewFactory
-// it sets the default of every informer of the factory; given to For or
-// ForResource it overrides the default for that informer, which is shared
-// only with informers of the same type and scope.
-type ScopeOption interface {
-	Option
-	applyScope(*scope)
-}
-
-type scopeOption func(*scope)
-
-func (o scopeOption) apply(s *settings)   { o(&s.scope) }
-func (o scopeOption) applyScope(s *scope) { o(s) }
-
-type factoryOption func(*settings)
-
-func (o factoryOption) apply(s *settings) { o(s) }
-
-// WithNamespace limits informers to namespace ns (default "": all
-// namespaces). Cluster-scoped resources ignore it.
-func WithNamespace(ns string) ScopeOption {
-	return scopeOption(func(s *scope) { s.namespace = ns })
-}
-
-// WithLabelSelector limits informers to the objects whose labels match
-// selector, in the syntax of ListOptions.LabelSelector (default: all).
-func WithLabelSelector(selector string) ScopeOption {
-	return scopeOption(func(s *scope) { s.labelSelector = selector })
-}
-
-// WithFieldSelector limits informers to the objects whose fields match
-// selector, in the syntax of ListOptions.FieldSelector (default: all).
-func WithFieldSelector(selector string) ScopeOption {
-	return scopeOption(func(s *scope) { s.fieldSelector = selector })
-}
-
-// WithTweakListOptions has fn adjust the ListOptions of every informer's
-// lists and watches, after the selectors are set (default none). The
-// reflector sets resourceVersion, limit, continue and watch itself.
-func WithTweakListOptions(fn func(*metav1.ListOptions)) Option {
-	return factoryOption(func(s *settings) { s.tweak = fn })
-}
-
-// WithResync sets every informer's Config.ResyncPeriod (default 0: no
-// resyncs).
-func WithResync(period time.Duration) Option {
-	return factoryOption(func(s *settings) { s.resync = period })
-}
-
-// WithTransform has every informer apply fn to each object before caching
-// it (default none): typically to drop fields a program never reads, such
-// as managedFields, to save memory. fn may modify the object it is given
-// and return it; it must return an object of the same type. An informer's
-// SetTransform replaces it for that informer.
-func WithTransform(fn func(obj metav1.Object) (metav1.Object, error)) Option {
-	return factoryOption(func(s *settings) { s.transform = fn })
-}
-
-// WithStreamingList makes informers list with a streaming watch
-// (sendInitialEvents) instead of paged lists (default off; see
-// reflector.Config.UseStreamingList).
-func WithStreamingList() Option {
-	return factoryOption(func(s *settings) { s.streaming = true })
-}
-
-// WithDropManagedFields keeps metadata.managedFields out of every informer's
-// cache (default off; see reflector.Config.DropManagedFields): they are
-// skipped as lists and watches are decoded, which saves a third or more of
-// a cached pod's memory for controllers that never read them.
-func WithDropManagedFields() Option {
-	return factoryOption(func(s *settings) { s.dropManagedFields = true })
-}
-
-// WithLogger sets the logger of every informer's reflector (default
-// slog.Default()).
-func WithLogger(l *slog.Logger) Option {
-	return factoryOption(func(s *settings) { s.logger = l })
-}
-
-// WithWatchErrorHandler has fn told about every list and watch error of
-// every informer, with the informer's name, before the informer backs off
-// and retries (default: the reflector logs them). An informer's
-// SetWatchErrorHandler replaces it for that informer.
-func WithWatchErrorHandler(fn func(informer string, err error)) Option {
-	return factoryOption(func(s *settings) { s.watchErrorHandler = fn })
-}
-
 // NewFactory returns a factory of informers that talk to the server
-// through c. By default they watch all namespaces, every object, with no
-// resync and no transform.
-func NewFactory(c *client.Client, opts ...Option) *Factory {
-	f := &Factory{c: c, informers: map[informerKey]runnable{}, started: map[informerKey]bool{}}
-	for _, o := range opts {
-		o.apply(&f.def)
+// through c, configured by cfg. It panics if cfg.ByObject has two entries
+// for one type.
+func NewFactory(c *client.Client, cfg FactoryConfig) *Factory {
+	f := &Factory{c: c, cfg: cfg, byType: map[reflect.Type]ObjectConfig{},
+		informers: map[informerKey]runnable{}, started: map[informerKey]bool{}}
+	for _, o := range cfg.ByObject {
+		t := o.objectType()
+		if _, dup := f.byType[t]; dup {
+			panic(fmt.Sprintf("informer: NewFactory: two ByObject entries for %v", t))
+		}
+		f.byType[t] = o
 	}
 	return f
 }
 
-// For returns the factory's shared informer for T in the factory's scope,
-// as modified by opts, making it on first use. The same type and scope
-// always give the same informer. T must be registered in the client's
-// scheme (the built-in kinds are); otherwise the informer's lists fail,
-// and its watch error handler says why.
+// For returns the factory's shared informer for objects of type T, making
+// it on first use: in the factory's scope, or in the one its ByObject
+// entry for T gives. T must be registered in the client's scheme (the
+// built-in kinds are); otherwise the informer's lists fail, and its watch
+// error handler says why.
 //
 // An informer asked for after Start runs only once Start is called again.
-func For[T any, PT client.ObjectPtr[T]](f *Factory, opts ...ScopeOption) *SharedInformer[T, PT] {
-	sc := f.scope(opts)
-	tc := client.For[T, PT](f.c)
-	if k := tc.Kind(); k.Kind != "" && !k.Namespaced {
-		sc.namespace = "" // one informer per cluster-scoped collection
-	}
-	key := informerKey{typ: reflect.TypeFor[T](), scope: sc}
+func For[T any, PT client.ObjectPtr[T]](f *Factory) Informer[T] {
+	key := informerKey{typ: reflect.TypeFor[T]()}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if inf, ok := f.informers[key]; ok {
-		return inf.(*SharedInformer[T, PT])
+		return inf.(Informer[T])
 	}
-	tc = tc.Namespace(sc.namespace).WithDecodeOptions(f.decodeOptions())
-	cfg := Config[T]{
-		Reflector:    reflectorConfig[T, PT](f.def, sc, informerName(reflect.TypeFor[T]().String(), sc)),
+	o, _ := f.byType[key.typ].(Object[T])
+	sc := f.scope(o.scope())
+	tc := client.For[T, PT](f.c)
+	if k := tc.Kind(); k.Kind != "" && !k.Namespaced {
+		sc.namespace = "" // a cluster-scoped collection
+	}
+	name := informerName(key.typ.String(), sc)
+	inf := New[T, PT](tc.Namespace(sc.namespace).WithDecodeOptions(f.decodeOptions()), Config[T]{
+		Reflector:    reflectorConfig(f.cfg, sc, name, o.Transform),
 		Resource:     tc.Kind().GroupVersionResource().GroupResource(),
-		ResyncPeriod: f.def.resync,
-	}
-	inf := New[T, PT](tc, cfg)
+		ResyncPeriod: f.cfg.ResyncPeriod,
+	})
 	f.addLocked(key, inf)
 	return inf
 }
 
 // ForResource returns the factory's shared informer for the resource gvr,
-// with objects held as unstructured.Unstructured, in the factory's scope as
-// modified by opts, making it on first use. It lists and watches with the
-// dynamic client (see NewDynamicListerWatcher).
-func (f *Factory) ForResource(gvr client.GroupVersionResource, opts ...ScopeOption) *DynamicInformer {
-	sc := f.scope(opts)
-	key := informerKey{typ: reflect.TypeFor[unstructured.Unstructured](), gvr: gvr, scope: sc}
+// with objects held as unstructured.Unstructured, making it on first use:
+// in the factory's scope, or in the one its ByResource entry for gvr gives.
+// It lists and watches with the dynamic client (see
+// NewDynamicListerWatcher).
+func (f *Factory) ForResource(gvr client.GroupVersionResource) Informer[unstructured.Unstructured] {
+	key := informerKey{typ: reflect.TypeFor[unstructured.Unstructured](), gvr: gvr}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if inf, ok := f.informers[key]; ok {
-		return inf.(*DynamicInformer)
+		return inf.(Informer[unstructured.Unstructured])
 	}
+	o := f.cfg.ByResource[gvr]
+	sc := f.scope(o.scope())
 	name := gvr.Resource
 	if gvr.Group != "" {
 		name += "." + gvr.Group
 	}
-	cfg := Config[unstructured.Unstructured]{
-		Reflector:    reflectorConfig[unstructured.Unstructured](f.def, sc, informerName(gvr.Version+"/"+name, sc)),
-		Resource:     gvr.GroupResource(),
-		ResyncPeriod: f.def.resync,
-	}
+	name = informerName(gvr.Version+"/"+name, sc)
 	lw := newDynamicLW(f.c, client.Dynamic(f.c).Resource(gvr).WithDecodeOptions(f.decodeOptions()), gvr, sc.namespace)
-	inf := New[unstructured.Unstructured](lw, cfg)
+	inf := New[unstructured.Unstructured](lw, Config[unstructured.Unstructured]{
+		Reflector:    reflectorConfig(f.cfg, sc, name, o.Transform),
+		Resource:     gvr.GroupResource(),
+		ResyncPeriod: f.cfg.ResyncPeriod,
+	})
 	f.addLocked(key, inf)
 	return inf
 }
@@ -251,16 +238,26 @@ func (f *Factory) ForResource(gvr client.GroupVersionResource, opts ...ScopeOpti
 // bytes of equal managedFields (cached objects are read-only), and
 // managedFields are not decoded at all when they are to be dropped.
 func (f *Factory) decodeOptions() codec.DecodeOptions {
-	return codec.DecodeOptions{SkipManagedFields: f.def.dropManagedFields, ShareFieldsV1: true}
+	return codec.DecodeOptions{SkipManagedFields: f.cfg.DropManagedFields, ShareFieldsV1: true}
 }
 
-func (f *Factory) scope(opts []ScopeOption) scope {
-	sc := f.def.scope
-	for _, o := range opts {
-		o.applyScope(&sc)
+// scope returns the scope of an informer: the factory's, with the
+// non-empty fields of its override ov in place of the defaults.
+func (f *Factory) scope(ov scope) scope {
+	sc := scope{f.cfg.Namespace, f.cfg.LabelSelector, f.cfg.FieldSelector}
+	if ov.namespace != "" {
+		sc.namespace = ov.namespace
+	}
+	if ov.labelSelector != "" {
+		sc.labelSelector = ov.labelSelector
+	}
+	if ov.fieldSelector != "" {
+		sc.fieldSelector = ov.fieldSelector
 	}
 	return sc
 }
+
+func (o Object[T]) scope() scope { return scope{o.Namespace, o.LabelSelector, o.FieldSelector} }
 
 func (f *Factory) addLocked(key informerKey, inf runnable) {
 	f.informers[key] = inf
@@ -276,27 +273,17 @@ func informerName(what string, sc scope) string {
 
 // reflectorConfig is the reflector configuration of an informer of the
 // factory.
-func reflectorConfig[T any, PT client.ObjectPtr[T]](s settings, sc scope, name string) reflector.Config[T] {
-	opts := metav1.ListOptions{LabelSelector: sc.labelSelector, FieldSelector: sc.fieldSelector}
-	if s.tweak != nil {
-		s.tweak(&opts)
+func reflectorConfig[T any](cfg FactoryConfig, sc scope, name string, transform func(*T) (*T, error)) reflector.Config[T] {
+	rc := reflector.Config[T]{
+		Name:              name,
+		ListOptions:       metav1.ListOptions{LabelSelector: sc.labelSelector, FieldSelector: sc.fieldSelector},
+		PageSize:          cfg.PageSize,
+		UseStreamingList:  cfg.StreamingList,
+		Transform:         transform,
+		DropManagedFields: cfg.DropManagedFields,
+		Logger:            cfg.Logger,
 	}
-	rc := reflector.Config[T]{Name: name, ListOptions: opts, UseStreamingList: s.streaming,
-		DropManagedFields: s.dropManagedFields, Logger: s.logger}
-	if fn := s.transform; fn != nil {
-		rc.Transform = func(obj *T) (*T, error) {
-			out, err := fn(PT(obj))
-			if err != nil {
-				return nil, err
-			}
-			p, ok := out.(PT)
-			if !ok || p == nil {
-				return nil, fmt.Errorf("informer: transform returned %T, want a non-nil %T", out, obj)
-			}
-			return (*T)(p), nil
-		}
-	}
-	if fn := s.watchErrorHandler; fn != nil {
+	if fn := cfg.WatchErrorHandler; fn != nil {
 		rc.WatchErrorHandler = func(err error) { fn(name, err) }
 	}
 	return rc
@@ -364,8 +351,8 @@ func (f *Factory) Shutdown() {
 	f.wg.Wait()
 }
 
-// Syncer is anything with a channel closed once it has synced: a
-// SharedInformer (its cache holds the initial list) or a Registration (its
+// Syncer is anything with a channel closed once it has synced: an
+// Informer (its cache holds the initial list) or a Registration (its
 // handler has been handed the initial list).
 type Syncer interface {
 	Synced() <-chan struct{}

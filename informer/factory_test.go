@@ -3,6 +3,7 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -52,8 +53,9 @@ func cacheNames[PT metav1.Object](objs []PT) string {
 	return strings.Join(s, " ")
 }
 
-// TestFactorySharing: one informer per type and scope; scopes select what
-// the informers cache; cluster-scoped kinds ignore the namespace.
+// TestFactorySharing: one informer per type; the factory's scope and the
+// per-type overrides select what the informers cache; cluster-scoped kinds
+// ignore the namespace.
 func TestFactorySharing(t *testing.T) {
 	e := newEnv(t)
 	e.namespace(t, "other")
@@ -62,45 +64,58 @@ func TestFactorySharing(t *testing.T) {
 	if _, err := e.cms.Namespace("other").Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()))
-	inNS := informer.For[corev1.ConfigMap](f)
-	if again := informer.For[corev1.ConfigMap](f, informer.WithNamespace("inf")); again != inNS {
-		t.Error("For with the same type and scope made a second informer")
-	}
-	web := informer.For[corev1.ConfigMap](f, informer.WithLabelSelector("app=web"))
-	if web == inNS || informer.For[corev1.ConfigMap](f, informer.WithLabelSelector("app=web")) != web {
-		t.Error("informers by label selector not shared per selector")
-	}
-	byName := informer.For[corev1.ConfigMap](f, informer.WithFieldSelector("metadata.name=db"))
-	all := informer.For[corev1.ConfigMap](f, informer.WithNamespace(""))
-	nss := informer.For[corev1.Namespace](f)
-	if informer.For[corev1.Namespace](f, informer.WithNamespace("")) != nss {
-		t.Error("a cluster-scoped kind got one informer per namespace")
-	}
-	ctx := startFactory(t, f)
-	waitCaches(t, f)
 	for _, tc := range []struct {
 		name string
-		inf  *informer.SharedInformer[corev1.ConfigMap, *corev1.ConfigMap]
+		cfg  informer.FactoryConfig
 		want string
 	}{
-		{"namespace", inNS, "inf/db inf/web"},
-		{"label selector", web, "inf/web"},
-		{"field selector", byName, "inf/db"},
-		{"all namespaces", all, "inf/db inf/web other/elsewhere"},
+		{"namespace", informer.FactoryConfig{Namespace: "inf"}, "inf/db inf/web"},
+		{"label selector", informer.FactoryConfig{Namespace: "inf", LabelSelector: "app=web"}, "inf/web"},
+		{"field selector", informer.FactoryConfig{Namespace: "inf", FieldSelector: "metadata.name=db"}, "inf/db"},
+		{"all namespaces", informer.FactoryConfig{}, "inf/db inf/web other/elsewhere"},
+		{"by object: namespace", informer.FactoryConfig{Namespace: "inf", ByObject: []informer.ObjectConfig{
+			informer.Object[corev1.ConfigMap]{Namespace: "other"}}}, "other/elsewhere"},
+		{"by object: selectors", informer.FactoryConfig{Namespace: "inf", LabelSelector: "app=db", ByObject: []informer.ObjectConfig{
+			informer.Object[corev1.Secret]{LabelSelector: "app=nothing"},
+			informer.Object[corev1.ConfigMap]{LabelSelector: "app=web", FieldSelector: "metadata.name=web"}}}, "inf/web"},
+		{"by object for another type", informer.FactoryConfig{Namespace: "inf", ByObject: []informer.ObjectConfig{
+			informer.Object[corev1.Secret]{Namespace: "other"}}}, "inf/db inf/web"},
 	} {
-		if got := cacheNames(tc.inf.Indexer().List()); got != tc.want {
-			t.Errorf("%s: cache holds %q, want %q", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Logger = quietLogger()
+			f := informer.NewFactory(e.c, tc.cfg)
+			cms := informer.For[corev1.ConfigMap](f)
+			if informer.For[corev1.ConfigMap](f) != cms {
+				t.Error("For made a second informer of one type")
+			}
+			nss := informer.For[corev1.Namespace](f)
+			startFactory(t, f)
+			waitCaches(t, f)
+			if got := cacheNames(cms.Indexer().List()); got != tc.want {
+				t.Errorf("cache holds %q, want %q", got, tc.want)
+			}
+			// The cluster-scoped kind ignores the namespace (but not the
+			// factory's selectors, which apply to every type).
+			if tc.cfg.LabelSelector == "" && tc.cfg.FieldSelector == "" {
+				if got := cacheNames(nss.Indexer().List()); !strings.Contains(got, "inf") || !strings.Contains(got, "other") {
+					t.Errorf("the cluster-scoped informer holds %q, want every namespace", got)
+				}
+			}
+			if _, err := cms.Lister().Namespace("inf").Get("nope"); err == nil || err.Error() != `configmaps "nope" not found` {
+				t.Errorf("lister NotFound: %v", err)
+			}
+		})
 	}
-	if got := cacheNames(nss.Indexer().List()); !strings.Contains(got, "inf") || !strings.Contains(got, "other") {
-		t.Errorf("namespaces informer holds %q", got)
-	}
-	if _, err := inNS.Lister().Namespace("inf").Get("nope"); err == nil || err.Error() != `configmaps "nope" not found` {
-		t.Errorf("lister NotFound: %v", err)
-	}
+}
 
-	// An informer asked for after Start runs at the next Start.
+// TestFactoryLateInformer: an informer asked for after Start runs at the
+// next Start.
+func TestFactoryLateInformer(t *testing.T) {
+	e := newEnv(t)
+	f := informer.NewFactory(e.c, informer.FactoryConfig{Namespace: "inf", Logger: quietLogger()})
+	informer.For[corev1.ConfigMap](f)
+	ctx := startFactory(t, f)
+	waitCaches(t, f)
 	secrets := informer.For[corev1.Secret](f)
 	if secrets.HasSynced() {
 		t.Fatal("synced before being started")
@@ -110,6 +125,21 @@ func TestFactorySharing(t *testing.T) {
 	if !secrets.HasSynced() {
 		t.Error("informer asked for after Start not synced after the second Start")
 	}
+}
+
+// TestFactoryDuplicateByObject: two overrides for one type are a
+// programming error, reported at once.
+func TestFactoryDuplicateByObject(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "ConfigMap") {
+			t.Errorf("recovered %v, want a panic naming the type", r)
+		}
+	}()
+	informer.NewFactory(nil, informer.FactoryConfig{ByObject: []informer.ObjectConfig{
+		informer.Object[corev1.ConfigMap]{Namespace: "a"},
+		informer.Object[corev1.Secret]{Namespace: "a"},
+		informer.Object[corev1.ConfigMap]{Namespace: "b"},
+	}})
 }
 
 // unregistered is a type the client's scheme does not know.
@@ -126,12 +156,12 @@ func TestFactoryWaitForCacheSyncFails(t *testing.T) {
 	var mu sync.Mutex
 	var errs []error
 	var names []string
-	f := informer.NewFactory(e.c, informer.WithLogger(quietLogger()), informer.WithWatchErrorHandler(func(name string, err error) {
+	f := informer.NewFactory(e.c, informer.FactoryConfig{Logger: quietLogger(), WatchErrorHandler: func(name string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		names = append(names, name)
 		errs = append(errs, err)
-	}))
+	}})
 	informer.For[corev1.ConfigMap](f)
 	bad := informer.For[unregistered](f)
 	startFactory(t, f)
@@ -149,20 +179,24 @@ func TestFactoryWaitForCacheSyncFails(t *testing.T) {
 	}
 }
 
-// TestFactoryTransformAndResync: the factory's transform and resync apply
-// to its informers.
+// TestFactoryTransformAndResync: the factory's resync applies to its
+// informers, and a typed transform given by ByObject to the informer of its
+// type.
 func TestFactoryTransformAndResync(t *testing.T) {
 	e := newEnv(t)
 	e.create(t, "a")
-	f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()),
-		informer.WithResync(10*time.Millisecond),
-		informer.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "" }),
-		informer.WithTransform(func(obj metav1.Object) (metav1.Object, error) {
-			obj.SetManagedFields(nil)
-			obj.SetAnnotations(map[string]string{"transformed": "yes"})
-			return obj, nil
-		}))
+	f := informer.NewFactory(e.c, informer.FactoryConfig{Namespace: "inf", Logger: quietLogger(),
+		ResyncPeriod: 10 * time.Millisecond,
+		ByObject: []informer.ObjectConfig{informer.Object[corev1.ConfigMap]{
+			Transform: func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+				cm.ManagedFields = nil
+				cm.Annotations = map[string]string{"transformed": "yes"}
+				return cm, nil
+			},
+		}},
+	})
 	inf := informer.For[corev1.ConfigMap](f)
+	nss := informer.For[corev1.Namespace](f)
 	rec := resyncRecorder[corev1.ConfigMap, *corev1.ConfigMap]{newCMRecorder()}
 	if _, err := inf.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
@@ -178,6 +212,14 @@ func TestFactoryTransformAndResync(t *testing.T) {
 	if a.Annotations["transformed"] != "yes" || a.ManagedFields != nil {
 		t.Errorf("not transformed: %+v", a.ObjectMeta)
 	}
+	waitCaches(t, f)
+	ns, err := nss.Lister().Get("", "inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns.Annotations["transformed"] != "" {
+		t.Errorf("the ConfigMap transform applied to a Namespace: %+v", ns.ObjectMeta)
+	}
 }
 
 type uRecorder = recorder[unstructured.Unstructured, *unstructured.Unstructured]
@@ -188,11 +230,15 @@ type uRecorder = recorder[unstructured.Unstructured, *unstructured.Unstructured]
 func TestDynamicInformer(t *testing.T) {
 	e := newEnv(t)
 	e.create(t, "a")
-	f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithLogger(quietLogger()), informer.WithStreamingList())
+	e.create(t, "skipped", "skip", "yes")
 	cmGVR := client.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	f := informer.NewFactory(e.c, informer.FactoryConfig{Namespace: "inf", Logger: quietLogger(), StreamingList: true,
+		ByResource: map[client.GroupVersionResource]informer.Object[unstructured.Unstructured]{
+			cmGVR: {LabelSelector: "skip!=yes"},
+		}})
 	cms := f.ForResource(cmGVR)
 	if f.ForResource(cmGVR) != cms {
-		t.Error("ForResource made a second informer for the same resource and scope")
+		t.Error("ForResource made a second informer for the same resource")
 	}
 	nsGVR := client.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 	nss := f.ForResource(nsGVR)
@@ -226,7 +272,7 @@ func TestDynamicInformer(t *testing.T) {
 	}
 }
 
-// TestFactoryDropManagedFields: with WithDropManagedFields the cache holds
+// TestFactoryDropManagedFields: with DropManagedFields the cache holds
 // objects without managedFields, from the list and from the watch, in JSON
 // and protobuf; the server still tracks them.
 func TestFactoryDropManagedFields(t *testing.T) {
@@ -236,7 +282,7 @@ func TestFactoryDropManagedFields(t *testing.T) {
 			if got := e.create(t, "listed", "app", "x"); len(got.ManagedFields) == 0 {
 				t.Fatal("the server tracked no managedFields")
 			}
-			f := informer.NewFactory(e.c, informer.WithNamespace("inf"), informer.WithDropManagedFields(), informer.WithLogger(quietLogger()))
+			f := informer.NewFactory(e.c, informer.FactoryConfig{Namespace: "inf", DropManagedFields: true, Logger: quietLogger()})
 			inf := informer.For[corev1.ConfigMap](f)
 			startFactory(t, f)
 			waitCaches(t, f)

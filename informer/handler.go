@@ -1,6 +1,6 @@
 package informer
 
-// ResourceEventHandler receives the notifications of a [SharedInformer]
+// ResourceEventHandler receives the notifications of an [Informer]
 // about objects of type T. Each registered handler is called from a
 // goroutine of its own, one call at a time, in the order the informer saw
 // the changes; see "Delivery" in the package documentation.
@@ -30,7 +30,7 @@ type ResourceEventHandler[T any] interface {
 
 // ResyncHandler is implemented by handlers that want periodic resyncs. When
 // the informer has a resync period (Config.ResyncPeriod, or the factory's
-// WithResync), a handler implementing it gets OnResync for every object in
+// FactoryConfig.ResyncPeriod), a handler implementing it gets OnResync for every object in
 // the cache once per period, in line with its other notifications.
 //
 // A resync is not a change and is never delivered as OnUpdate: it is a

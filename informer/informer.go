@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -15,8 +14,7 @@ import (
 )
 
 var (
-	// ErrStarted is returned by Run on an informer that was already run,
-	// and by the setters that only work before Run.
+	// ErrStarted is returned by Run on an informer that was already run.
 	ErrStarted = errors.New("informer: already started")
 	// ErrStopped is returned by AddEventHandler once the informer has
 	// stopped: its handler would never be called.
@@ -26,13 +24,74 @@ var (
 	ErrUnknownRegistration = errors.New("informer: unknown registration")
 )
 
-// Config configures a [SharedInformer]. Every zero value is the documented
-// default.
+// Informer keeps an indexed cache of one resource in sync with the server
+// and tells any number of event handlers about every change: one
+// list-then-watch (a reflector) and one cache per resource, however many
+// handlers and listers read it. T is the object's struct type (corev1.Pod,
+// a custom resource struct, or unstructured.Unstructured for a dynamic
+// informer).
+//
+// Make one with [New], or share one per type through a [Factory] ([For],
+// [Factory.ForResource]); add handlers and indexes, then Run it. All
+// methods are safe for concurrent use.
+type Informer[T any] interface {
+	// Name is the informer's name in logs and errors (Config.Reflector.Name;
+	// the factory names informers after their type and scope).
+	Name() string
+	// Run lists and watches, keeps the cache in sync and delivers
+	// notifications to the handlers until ctx is done; then it stops every
+	// goroutine it started (the reflector's, the handlers', the resync
+	// timer's), waits for them (a handler call in progress included), and
+	// returns ctx's error. An informer runs once: a second Run returns
+	// ErrStarted.
+	Run(ctx context.Context) error
+	// HasSynced reports whether the cache holds the initial list. Handlers
+	// may not have been told about all of it yet: see
+	// Registration.HasSynced.
+	HasSynced() bool
+	// Synced returns a channel closed when HasSynced becomes true.
+	Synced() <-chan struct{}
+	// LastSyncResourceVersion is the resourceVersion the cache is in sync
+	// with: that of the last list, moved forward by watch events and
+	// bookmarks; "" until HasSynced. It is the reflector's, the one owner
+	// of it.
+	LastSyncResourceVersion() string
+	// Lister returns a lister over the cache: Get by namespace and name,
+	// List by label selector, per namespace, and by index. Objects it
+	// returns are shared: treat them as read-only.
+	Lister() cache.Lister[*T]
+	// Indexer returns a read-only view of the cache, for index queries the
+	// Lister does not offer. Only the informer writes to its cache (so
+	// that handlers hear of every change and a relist undoes nothing).
+	Indexer() cache.IndexReader[*T]
+	// AddIndexers adds indexes to the cache (the namespace index is built
+	// in). It may be called at any time: indexes added while the cache
+	// holds objects are computed over them. See cache.Indexer.AddIndexers
+	// for the errors.
+	AddIndexers(indexers cache.Indexers[*T]) error
+	// AddEventHandler registers h, with a goroutine and an unbounded queue
+	// of its own, and returns its registration. If the cache already holds
+	// objects, h first gets OnAdd(obj, true) for each of them (in no
+	// particular order), then every change after them. It may be called
+	// before or while the informer runs; once the informer has stopped it
+	// fails with ErrStopped.
+	AddEventHandler(h ResourceEventHandler[T]) (*Registration, error)
+	// RemoveEventHandler unregisters a handler: no call to it starts after
+	// RemoveEventHandler returns (a call in progress finishes; wait on
+	// reg.Done() for it), and notifications queued for it are dropped. A
+	// handler may remove itself from within one of its calls.
+	RemoveEventHandler(reg *Registration) error
+}
+
+// Config configures an informer made by [New]. Every zero value is the
+// documented default. (A [Factory] makes the Config of its informers from
+// its FactoryConfig.)
 type Config[T any] struct {
 	// Reflector tunes the list and watch: ListOptions (label and field
-	// selectors), PageSize, UseStreamingList, Transform, backoff and
-	// WatchErrorHandler; see reflector.Config for each default. Its Name
-	// names the informer too (default the Go type of T, as "*v1.Pod").
+	// selectors), PageSize, UseStreamingList, Transform,
+	// DropManagedFields, backoff, Logger and WatchErrorHandler; see
+	// reflector.Config for each default. Its Name names the informer too
+	// (default the Go type of T, as "*v1.Pod").
 	Reflector reflector.Config[T]
 	// Resource is the resource that the Lister's NotFound errors name
 	// (default none; the factory sets it from the client's scheme).
@@ -52,71 +111,63 @@ const (
 	stateStopped
 )
 
-// SharedInformer keeps an indexed cache of one resource in sync with the
-// server and tells any number of event handlers about every change: one
-// list-then-watch (a reflector) and one cache per resource, however many
-// handlers and listers read it. T is the object's struct type (corev1.Pod,
-// a custom resource struct, or unstructured.Unstructured), PT is *T.
+// informer implements Informer. PT is *T.
 //
-// Make one with [New], or share one per type through a [Factory]; add
-// handlers and indexes, then Run it. All methods are safe for concurrent
-// use.
-type SharedInformer[T any, PT client.ObjectPtr[T]] struct {
-	lw      reflector.ListerWatcher[T]
+// Who owns what: the reflector owns the resourceVersion and the "synced"
+// state (it records both once the first list is in the cache); the
+// informer owns the cache, which only its storeAdapter writes, and the
+// handlers.
+type informer[T any, PT client.ObjectPtr[T]] struct {
+	refl    *reflector.Reflector[T]
 	indexer cache.Indexer[PT]
-	lister  cache.Lister[PT]
+	view    cache.IndexReader[*T]
+	lister  cache.Lister[*T]
 	name    string
+	resync  time.Duration
 
 	// mu orders everything that must be seen in one order by every
 	// handler: writes to the indexer with the notifications they cause,
 	// resyncs, and changes to the set of handlers.
-	mu        sync.Mutex
-	cfg       reflector.Config[T] // may change until Run
-	resync    time.Duration
-	state     runState
+	mu    sync.Mutex
+	state runState
+	// listed is whether the cache has received its first list: from then
+	// on a new handler gets the cached objects as its initial list, and a
+	// Replace is a relist.
+	listed    bool
 	listeners []*listener[T]
 	done      <-chan struct{} // Run's ctx.Done()
-	wg        sync.WaitGroup  // listener and resync goroutines
-
-	synced  atomic.Bool
-	syncedC chan struct{}
-	refl    atomic.Pointer[reflector.Reflector[T]]
+	wg        sync.WaitGroup  // listener, resync and sync-watching goroutines
 }
 
-// New returns an informer for the collection that lw lists and watches, for
-// example a typed client set to a namespace:
+// New returns an informer for the collection that lw lists and watches,
+// for example a typed client set to a namespace:
 //
-//	pods := informer.New[corev1.Pod](client.For[corev1.Pod](c).Namespace("web"), informer.Config[corev1.Pod]{})
+//	pods := informer.New(client.For[corev1.Pod](c).Namespace("web"), informer.Config[corev1.Pod]{})
 //
-// The namespace, label and field selection is lw's and cfg.Reflector's
-// ListOptions'. So is decoding: a client.Resource made with
+// The namespace, label and field selection is lw's and
+// cfg.Reflector.ListOptions'. So is decoding: a client.Resource made with
 // WithDecodeOptions(codec.DecodeOptions{ShareFieldsV1: true}) decodes for a
-// cache, as the Factory's informers do. The informer does nothing until Run.
-func New[T any, PT client.ObjectPtr[T]](lw reflector.ListerWatcher[T], cfg Config[T]) *SharedInformer[T, PT] {
+// cache (objects share the bytes of equal managedFields), as the Factory's
+// informers do. The informer does nothing until Run.
+func New[T any, PT client.ObjectPtr[T]](lw reflector.ListerWatcher[T], cfg Config[T]) Informer[T] {
 	if cfg.Reflector.Name == "" {
 		cfg.Reflector.Name = fmt.Sprintf("%T", new(T))
 	}
 	idx := cache.NewIndexer[PT](nil)
-	return &SharedInformer[T, PT]{
-		lw:      lw,
+	s := &informer[T, PT]{
 		indexer: idx,
-		lister:  cache.NewLister(idx, cfg.Resource),
+		view:    samePointer[cache.IndexReader[*T]](cache.ReadOnly[PT](idx)),
+		lister:  samePointer[cache.Lister[*T]](cache.NewLister[PT](idx, cfg.Resource)),
 		name:    cfg.Reflector.Name,
-		cfg:     cfg.Reflector,
 		resync:  cfg.ResyncPeriod,
-		syncedC: make(chan struct{}),
 	}
+	s.refl = reflector.New[T, PT](lw, storeAdapter[T, PT]{s}, cfg.Reflector)
+	return s
 }
 
-// Name is the informer's name in logs (Config.Reflector.Name).
-func (s *SharedInformer[T, PT]) Name() string { return s.name }
+func (s *informer[T, PT]) Name() string { return s.name }
 
-// Run lists and watches, keeps the cache in sync and delivers notifications
-// to the handlers until ctx is done; then it stops every goroutine it
-// started (the reflector's, the handlers', the resync timer's), waits for
-// them (a handler call in progress included), and returns ctx's error. An
-// informer runs once: a second Run returns ErrStarted.
-func (s *SharedInformer[T, PT]) Run(ctx context.Context) error {
+func (s *informer[T, PT]) Run(ctx context.Context) error {
 	s.mu.Lock()
 	if s.state != stateNew {
 		s.mu.Unlock()
@@ -127,14 +178,25 @@ func (s *SharedInformer[T, PT]) Run(ctx context.Context) error {
 	for _, l := range s.listeners {
 		s.startLocked(l)
 	}
-	r := reflector.New[T, PT](s.lw, storeAdapter[T, PT]{s}, s.cfg)
-	s.refl.Store(r)
+	// The reflector marks the informer synced after the cache took the
+	// first list: then registrations whose handlers are done with it sync.
+	s.wg.Go(func() {
+		select {
+		case <-ctx.Done():
+		case <-s.refl.Synced():
+			s.mu.Lock()
+			for _, l := range s.listeners {
+				l.reg.checkSynced()
+			}
+			s.mu.Unlock()
+		}
+	})
 	if s.resync > 0 {
 		s.wg.Go(func() { s.resyncLoop(ctx) })
 	}
 	s.mu.Unlock()
 
-	err := r.Run(ctx)
+	err := s.refl.Run(ctx)
 
 	s.mu.Lock()
 	s.state = stateStopped
@@ -145,85 +207,36 @@ func (s *SharedInformer[T, PT]) Run(ctx context.Context) error {
 }
 
 // startLocked starts l's goroutine; s.mu is held and s is running.
-func (s *SharedInformer[T, PT]) startLocked(l *listener[T]) {
+func (s *informer[T, PT]) startLocked(l *listener[T]) {
 	l.started = true
 	done := s.done
 	s.wg.Go(func() { l.run(done) })
 }
 
-// HasSynced reports whether the cache holds the initial list. Handlers may
-// not have been told about all of it yet: see Registration.HasSynced.
-func (s *SharedInformer[T, PT]) HasSynced() bool { return s.synced.Load() }
+func (s *informer[T, PT]) HasSynced() bool { return s.refl.HasSynced() }
 
-// Synced returns a channel closed when HasSynced becomes true.
-func (s *SharedInformer[T, PT]) Synced() <-chan struct{} { return s.syncedC }
+func (s *informer[T, PT]) Synced() <-chan struct{} { return s.refl.Synced() }
 
-// LastSyncResourceVersion is the resourceVersion the cache is in sync with:
-// that of the last list, moved forward by watch events and bookmarks; ""
-// before the first list. It is the reflector's, which follows the cache's
-// writes by an instant; until the reflector has recorded its first list it
-// is the cache's.
-func (s *SharedInformer[T, PT]) LastSyncResourceVersion() string {
-	if r := s.refl.Load(); r != nil {
-		if rv := r.LastSyncResourceVersion(); rv != "" {
-			return rv
-		}
-	}
-	return s.indexer.LastSyncResourceVersion()
+func (s *informer[T, PT]) LastSyncResourceVersion() string {
+	return s.refl.LastSyncResourceVersion()
 }
 
-// Lister returns a lister over the cache: Get by namespace and name, List
-// by label selector, per namespace, and by index. Objects it returns are
-// shared: treat them as read-only.
-func (s *SharedInformer[T, PT]) Lister() cache.Lister[PT] { return s.lister }
+func (s *informer[T, PT]) Lister() cache.Lister[*T] { return s.lister }
 
-// Indexer returns the cache itself, for index queries the Lister does not
-// offer. It is the informer's: read from it, never write to it (handlers
-// would not hear of the change, and the next relist would undo it).
-func (s *SharedInformer[T, PT]) Indexer() cache.Indexer[PT] { return s.indexer }
+func (s *informer[T, PT]) Indexer() cache.IndexReader[*T] { return s.view }
 
-// AddIndexers adds indexes to the cache (the namespace index is built in).
-// It may be called at any time: indexes added while the cache holds objects
-// are computed over them. See cache.Indexer.AddIndexers for the errors.
-func (s *SharedInformer[T, PT]) AddIndexers(indexers cache.Indexers[PT]) error {
-	return s.indexer.AddIndexers(indexers)
+func (s *informer[T, PT]) AddIndexers(indexers cache.Indexers[*T]) error {
+	return s.indexer.AddIndexers(samePointer[cache.Indexers[PT]](indexers))
 }
 
-// SetTransform sets the function applied to every object before it is
-// cached and handed to handlers (see reflector.Config.Transform), replacing
-// Config.Reflector.Transform. It fails with ErrStarted once Run was called.
-func (s *SharedInformer[T, PT]) SetTransform(fn func(*T) (*T, error)) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != stateNew {
-		return ErrStarted
-	}
-	s.cfg.Transform = fn
-	return nil
-}
+// samePointer returns v, a value whose type is instantiated with PT, as the
+// same generic type instantiated with *T. PT is *T itself (the constraint
+// client.ObjectPtr[T] admits no other type), so both name one type at run
+// time and the assertion cannot fail; Go's type checker only cannot prove
+// it, since *T does not satisfy cache.Object for an arbitrary T.
+func samePointer[To any](v any) To { return v.(To) }
 
-// SetWatchErrorHandler sets the function told about every list and watch
-// error before the informer backs off and retries (see
-// reflector.Config.WatchErrorHandler), replacing
-// Config.Reflector.WatchErrorHandler. It fails with ErrStarted once Run was
-// called.
-func (s *SharedInformer[T, PT]) SetWatchErrorHandler(fn func(err error)) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != stateNew {
-		return ErrStarted
-	}
-	s.cfg.WatchErrorHandler = fn
-	return nil
-}
-
-// AddEventHandler registers h, with a goroutine and an unbounded queue of
-// its own, and returns its registration. If the cache already holds
-// objects, h first gets OnAdd(obj, true) for each of them (in no particular
-// order), then every change after them. It may be called before or while
-// the informer runs; once the informer has stopped it fails with
-// ErrStopped.
-func (s *SharedInformer[T, PT]) AddEventHandler(h ResourceEventHandler[T]) (*Registration, error) {
+func (s *informer[T, PT]) AddEventHandler(h ResourceEventHandler[T]) (*Registration, error) {
 	if h == nil {
 		return nil, errors.New("informer: nil handler")
 	}
@@ -235,7 +248,7 @@ func (s *SharedInformer[T, PT]) AddEventHandler(h ResourceEventHandler[T]) (*Reg
 	reg := newRegistration(s, s.HasSynced)
 	l := newListener(reg, h)
 	s.listeners = append(s.listeners, l)
-	if s.synced.Load() {
+	if s.listed {
 		items := s.indexer.List()
 		ns := make([]notification[T], len(items))
 		for i, obj := range items {
@@ -250,11 +263,7 @@ func (s *SharedInformer[T, PT]) AddEventHandler(h ResourceEventHandler[T]) (*Reg
 	return reg, nil
 }
 
-// RemoveEventHandler unregisters a handler: no call to it starts after
-// RemoveEventHandler returns (a call in progress finishes; wait on
-// reg.Done() for it), and notifications queued for it are dropped. A
-// handler may remove itself from within one of its calls.
-func (s *SharedInformer[T, PT]) RemoveEventHandler(reg *Registration) error {
+func (s *informer[T, PT]) RemoveEventHandler(reg *Registration) error {
 	if reg == nil || reg.owner != s {
 		return ErrUnknownRegistration
 	}
@@ -277,14 +286,14 @@ func (s *SharedInformer[T, PT]) RemoveEventHandler(reg *Registration) error {
 }
 
 // distributeLocked queues ns for every handler; s.mu is held.
-func (s *SharedInformer[T, PT]) distributeLocked(ns ...notification[T]) {
+func (s *informer[T, PT]) distributeLocked(ns ...notification[T]) {
 	for _, l := range s.listeners {
 		l.push(ns...)
 	}
 }
 
 // resyncLoop queues a resync for the handlers that want them every period.
-func (s *SharedInformer[T, PT]) resyncLoop(ctx context.Context) {
+func (s *informer[T, PT]) resyncLoop(ctx context.Context) {
 	t := time.NewTicker(s.resync)
 	defer t.Stop()
 	for {
@@ -299,10 +308,10 @@ func (s *SharedInformer[T, PT]) resyncLoop(ctx context.Context) {
 
 // resyncNow queues OnResync of every cached object for the handlers that
 // want resyncs, in line with their other notifications.
-func (s *SharedInformer[T, PT]) resyncNow() {
+func (s *informer[T, PT]) resyncNow() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.synced.Load() {
+	if !s.listed {
 		return
 	}
 	var ns []notification[T]
@@ -332,14 +341,16 @@ func sameVersion(oldObj, newObj metav1.Object) bool {
 // to the informer: each write is applied to the cache and turned into the
 // notifications it implies, under the informer's lock, so that every
 // handler sees the writes in the order the cache took them.
-type storeAdapter[T any, PT client.ObjectPtr[T]] struct{ s *SharedInformer[T, PT] }
+type storeAdapter[T any, PT client.ObjectPtr[T]] struct{ s *informer[T, PT] }
 
 // Replace swaps the cache's contents for a (re)list. The first list is
 // announced as OnAdd(obj, true) for every object; a relist as the
 // difference with what the cache held: OnDelete(last state, true) for
 // vanished objects, OnAdd(obj, false) for new ones and OnUpdate for those
 // whose resourceVersion changed.
-func (a storeAdapter[T, PT]) Replace(items []*T, resourceVersion string) error {
+//
+// The list's resourceVersion is the reflector's to keep, not the cache's.
+func (a storeAdapter[T, PT]) Replace(items []*T, _ string) error {
 	s := a.s
 	objs := make([]PT, len(items))
 	for i, obj := range items {
@@ -347,11 +358,11 @@ func (a storeAdapter[T, PT]) Replace(items []*T, resourceVersion string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	diff, err := s.indexer.Replace(objs, resourceVersion)
+	diff, err := s.indexer.Replace(objs)
 	if err != nil {
 		return err
 	}
-	initial := !s.synced.Load()
+	initial := !s.listed
 	if len(s.listeners) > 0 {
 		added, updated, deleted := diff.Counts()
 		ns := make([]notification[T], 0, added+updated+deleted)
@@ -376,13 +387,9 @@ func (a storeAdapter[T, PT]) Replace(items []*T, resourceVersion string) error {
 		}
 		s.distributeLocked(ns...)
 	}
-	if initial {
-		s.synced.Store(true)
-		close(s.syncedC)
-		for _, l := range s.listeners {
-			l.reg.checkSynced()
-		}
-	}
+	// The reflector records the list (and so the informer's sync) once this
+	// returns; Run then checks the registrations.
+	s.listed = true
 	return nil
 }
 

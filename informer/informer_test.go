@@ -24,7 +24,7 @@ type cmRecorder = recorder[corev1.ConfigMap, *corev1.ConfigMap]
 func newCMRecorder() *cmRecorder { return newRecorder[corev1.ConfigMap]() }
 
 // cmInformer is an informer of the ConfigMaps of namespace "inf".
-func cmInformer(e *env, cfg informer.Config[corev1.ConfigMap]) *informer.SharedInformer[corev1.ConfigMap, *corev1.ConfigMap] {
+func cmInformer(e *env, cfg informer.Config[corev1.ConfigMap]) informer.Informer[corev1.ConfigMap] {
 	if cfg.Reflector.Logger == nil {
 		cfg.Reflector.Logger = quietLogger()
 	}
@@ -107,20 +107,18 @@ func TestRelistDeliversTheDifference(t *testing.T) {
 		e.create(t, "d")
 		e.compact()
 	}
-	cfg := informer.Config[corev1.ConfigMap]{}
-	fastBackoff(&cfg.Reflector)
-	inf := informer.New[corev1.ConfigMap](lw, cfg)
-	rec := newCMRecorder()
-	if _, err := inf.AddEventHandler(rec); err != nil {
-		t.Fatal(err)
-	}
 	var watchErrs []error
 	var mu sync.Mutex
-	if err := inf.SetWatchErrorHandler(func(err error) {
+	cfg := informer.Config[corev1.ConfigMap]{}
+	fastBackoff(&cfg.Reflector)
+	cfg.Reflector.WatchErrorHandler = func(err error) {
 		mu.Lock()
 		watchErrs = append(watchErrs, err)
 		mu.Unlock()
-	}); err != nil {
+	}
+	inf := informer.New[corev1.ConfigMap](lw, cfg)
+	rec := newCMRecorder()
+	if _, err := inf.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
 	}
 	run(t, inf)
@@ -486,18 +484,17 @@ func TestResync(t *testing.T) {
 }
 
 // TestTransform: the transform applies to listed and watched objects
-// alike, before caching; it can be set only before Run.
+// alike, before caching.
 func TestTransform(t *testing.T) {
 	e := newEnv(t)
 	e.create(t, "a")
-	inf := cmInformer(e, informer.Config[corev1.ConfigMap]{})
-	if err := inf.SetTransform(func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
-		cm.ManagedFields = nil
-		cm.Annotations = map[string]string{"seen": "yes"}
-		return cm, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	inf := cmInformer(e, informer.Config[corev1.ConfigMap]{Reflector: reflector.Config[corev1.ConfigMap]{
+		Transform: func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+			cm.ManagedFields = nil
+			cm.Annotations = map[string]string{"seen": "yes"}
+			return cm, nil
+		},
+	}})
 	rec := newCMRecorder()
 	reg, err := inf.AddEventHandler(rec)
 	if err != nil {
@@ -511,12 +508,6 @@ func TestTransform(t *testing.T) {
 		if cm.Annotations["seen"] != "yes" || cm.ManagedFields != nil {
 			t.Errorf("%s not transformed: %v", cm.Name, cm.ObjectMeta)
 		}
-	}
-	if err := inf.SetTransform(nil); !errors.Is(err, informer.ErrStarted) {
-		t.Errorf("SetTransform after Run: %v, want ErrStarted", err)
-	}
-	if err := inf.SetWatchErrorHandler(nil); !errors.Is(err, informer.ErrStarted) {
-		t.Errorf("SetWatchErrorHandler after Run: %v, want ErrStarted", err)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // Registration is the handle of an event handler added to a
-// [SharedInformer] with AddEventHandler: it tells whether the handler has
+// [Informer] with AddEventHandler: it tells whether the handler has
 // caught up with the informer's initial list, and it is what
 // RemoveEventHandler takes.
 type Registration struct {

@@ -27,24 +27,29 @@ const StatusAnnotation = "kapi.dev/mirrored-version"
 // namespace, a Secret of the same name holding the same data and owned by the
 // ConfigMap (so that garbage collection removes it with its owner).
 type Controller struct {
-	c         *client.Client
-	namespace string
-	cms       *informer.SharedInformer[corev1.ConfigMap, *corev1.ConfigMap]
-	secrets   *informer.SharedInformer[corev1.Secret, *corev1.Secret]
-	queue     workqueue.RateLimitingQueue[string]
-	log       *slog.Logger
+	c       *client.Client
+	cms     informer.Informer[corev1.ConfigMap]
+	secrets informer.Informer[corev1.Secret]
+	queue   workqueue.RateLimitingQueue[string]
+	log     *slog.Logger
 }
 
-// NewController wires informers for ConfigMaps and Secrets of namespace into a
-// rate-limited work queue of ConfigMap keys.
-func NewController(c *client.Client, factory *informer.Factory, namespace string, log *slog.Logger) (*Controller, error) {
+// FactoryConfig caches what the controller reads in namespace: Secrets, and
+// ConfigMaps labelled MirrorLabel=true.
+func FactoryConfig(namespace string) informer.FactoryConfig {
+	mirrored := informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"}
+	return informer.FactoryConfig{Namespace: namespace, ByObject: []informer.ObjectConfig{mirrored}}
+}
+
+// NewController wires the ConfigMap and Secret informers of factory (made
+// with FactoryConfig) into a rate-limited work queue of ConfigMap keys.
+func NewController(c *client.Client, factory *informer.Factory, log *slog.Logger) (*Controller, error) {
 	ctl := &Controller{
-		c:         c,
-		namespace: namespace,
-		cms:       informer.For[corev1.ConfigMap](factory, informer.WithNamespace(namespace), informer.WithLabelSelector(MirrorLabel+"=true")),
-		secrets:   informer.For[corev1.Secret](factory, informer.WithNamespace(namespace)),
-		queue:     workqueue.NewRateLimiting[string](nil, workqueue.Config{}),
-		log:       log,
+		c:       c,
+		cms:     informer.For[corev1.ConfigMap](factory),
+		secrets: informer.For[corev1.Secret](factory),
+		queue:   workqueue.NewRateLimiting[string](nil, workqueue.Config{}),
+		log:     log,
 	}
 	enqueue := func(cm *corev1.ConfigMap) { ctl.queue.Add(cm.Namespace + "/" + cm.Name) }
 	if _, err := ctl.cms.AddEventHandler(informer.HandlerFuncs[corev1.ConfigMap]{

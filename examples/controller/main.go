@@ -51,8 +51,8 @@ func main() {
 // returns a function that stops them all.
 func start(ctx context.Context, c *client.Client, namespace string, log *slog.Logger) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
-	factory := informer.NewFactory(c)
-	ctl, err := NewController(c, factory, namespace, log)
+	factory := informer.NewFactory(c, FactoryConfig(namespace))
+	ctl, err := NewController(c, factory, log)
 	if err != nil {
 		cancel()
 		return nil, err

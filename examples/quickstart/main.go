@@ -82,13 +82,13 @@ func run(ctx context.Context, kubeconfig string, out io.Writer) error {
 
 	// A shared informer: its cache follows the server; the handler prints
 	// every change as it arrives.
-	factory := informer.NewFactory(c)
+	factory := informer.NewFactory(c, informer.FactoryConfig{Namespace: namespace})
 	informerCtx, stopInformers := context.WithCancel(ctx)
 	defer func() {
 		stopInformers()    // informers run until their context ends…
 		factory.Shutdown() // …and Shutdown waits for them
 	}()
-	inf := informer.For[corev1.ConfigMap](factory, informer.WithNamespace(namespace))
+	inf := informer.For[corev1.ConfigMap](factory)
 	events := make(chan string, 16)
 	if _, err := inf.AddEventHandler(informer.HandlerFuncs[corev1.ConfigMap]{
 		AddFunc: func(cm *corev1.ConfigMap, initial bool) {

@@ -77,25 +77,15 @@ func run[T any, PT client.ObjectPtr[T]](ctx context.Context, a *sidekit.Args) (*
 	if err != nil {
 		return nil, err
 	}
-	opts := []informer.Option{
-		informer.WithNamespace(a.Namespace),
-		informer.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-	}
-	if a.List == "stream" {
-		opts = append(opts, informer.WithStreamingList())
-	}
-	if a.DropManagedFields {
+	factory := informer.NewFactory(c, informer.FactoryConfig{
+		Namespace:     a.Namespace,
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StreamingList: a.List == "stream",
 		// kapi skips managedFields as it decodes (client-go's side drops
 		// them with a transform after decoding, its only way).
-		opts = append(opts, informer.WithDropManagedFields())
-	}
-	// The page size: the factory leaves the reflector's default, which is
-	// 500 (reflector.Config.PageSize); the harness only runs with 500.
-	if a.PageSize != 500 {
-		return nil, fmt.Errorf("kapi's informer factory lists in pages of %d; -page-size %d is not supported", 500, a.PageSize)
-	}
-
-	factory := informer.NewFactory(c, opts...)
+		DropManagedFields: a.DropManagedFields,
+		PageSize:          a.PageSize,
+	})
 	inf := informer.For[T, PT](factory)
 
 	res := &sidekit.Result{Side: side, Library: "github.com/kapi-dev/kapi (this tree)"}

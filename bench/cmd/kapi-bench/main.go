@@ -85,10 +85,10 @@ func main() {
 	flag.StringVar(&watchRes, "watch-resources", "configmaps", "resources of the watch scenario (pod updates are ~20× slower on the reference server: its managedFields work)")
 	flag.StringVar(&formats, "formats", "json,protobuf", "content types: json, protobuf")
 	flag.StringVar(&lists, "lists", "paged,stream", "initial list: paged (limit/continue) and/or stream (sendInitialEvents watch-list)")
-	flag.Int64Var(&o.pageSize, "page-size", 500, "list page size (both libraries' informers list in pages of 500)")
+	flag.Int64Var(&o.pageSize, "page-size", 500, "list page size (client-go's informers list in pages of 500; kapi's take FactoryConfig.PageSize)")
 	flag.Float64Var(&o.qps, "qps", -1, "client QPS of both sides (negative: no client-side rate limit)")
 	flag.IntVar(&o.burst, "burst", 100, "client burst of both sides")
-	flag.BoolVar(&o.dropMF, "drop-managed-fields", false, "both sides drop metadata.managedFields with a transform")
+	flag.BoolVar(&o.dropMF, "drop-managed-fields", false, "both sides drop metadata.managedFields (kapi while decoding, client-go with a transform)")
 	flag.IntVar(&o.updates, "watch-updates", 10000, "watch scenario: updates to make (M)")
 	flag.IntVar(&o.writers, "watch-writers", 8, "watch scenario: concurrent writers (W)")
 	flag.IntVar(&o.watchObjects, "watch-objects", 100, "watch scenario: objects the writers update")
@@ -170,7 +170,7 @@ func validate(o *options) error {
 		}
 	}
 	if o.pageSize != 500 {
-		return fmt.Errorf("-page-size: only 500 is supported: neither library's informer factory sets another page size")
+		return fmt.Errorf("-page-size: only 500 is supported: client-go's informer factory sets no other page size")
 	}
 	if o.runs < 1 || o.n < 1 || o.chartRuns < 1 {
 		return fmt.Errorf("-runs, -n and -chart-runs must be positive")

@@ -272,9 +272,9 @@ func (r *results) markdown(o *options) string {
 	w("| how each side runs | a child process of the harness per run and per library, linking only that library (so heap and peak RSS are its own); one shared informer of the typed kind from the library's informer factory, all namespaces of the seeded namespace only, resync off, one event handler |\n")
 	w("| content type | the same on both sides per row: `application/json`, or `application/vnd.kubernetes.protobuf` (Accept: protobuf, then JSON) |\n")
 	w("| compression | both sides use Go's default transport, which offers `Accept-Encoding: gzip`; %s |\n", r.compression())
-	w("| initial list | paged: limit=%s with continue, resourceVersion=0, on both sides; stream: a watch with sendInitialEvents=true (kapi: `informer.WithStreamingList()`; client-go: `KUBE_FEATURE_WatchListClient=true`, and `=false` for paged, since the gate is on by default in client-go 1.35+) |\n", s["pageSize"])
+	w("| initial list | paged: limit=%s with continue, resourceVersion=0, on both sides; stream: a watch with sendInitialEvents=true (kapi: `informer.FactoryConfig{StreamingList: true}`; client-go: `KUBE_FEATURE_WatchListClient=true`, and `=false` for paged, since the gate is on by default in client-go 1.35+) |\n", s["pageSize"])
 	w("| client rate limit | QPS %s, burst %s on both sides (negative QPS: none) |\n", s["qps"], s["burst"])
-	w("| managedFields | %s |\n", map[string]string{"true": "dropped by a transform on both sides (kapi: `informer.WithTransform`; client-go: `informers.WithTransform`)", "false": "kept (the objects are cached as the server sends them)"}[s["dropMF"]])
+	w("| managedFields | %s |\n", map[string]string{"true": "dropped on both sides (kapi: `informer.FactoryConfig{DropManagedFields: true}`, skipped while decoding; client-go: a transform, `informers.WithTransform`)", "false": "kept (the objects are cached as the server sends them)"}[s["dropMF"]])
 	for _, res := range slices.Sorted(maps.Keys(r.Sizes)) {
 		sz := r.Sizes[res]
 		w("| one %s as stored | %s bytes JSON, %s bytes protobuf, %d managedFields entries (%s bytes of JSON) |\n", strings.TrimSuffix(res, "s"), num(float64(sz.JSON), 0), num(float64(sz.Protobuf), 0), sz.ManagedFieldsEntries, num(float64(sz.ManagedFieldsJSON), 0))
