@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -104,6 +105,56 @@ func TestFactorySharing(t *testing.T) {
 			if _, err := cms.Lister().Namespace("inf").Get("nope"); err == nil || err.Error() != `configmaps "nope" not found` {
 				t.Errorf("lister NotFound: %v", err)
 			}
+		})
+	}
+}
+
+// TestFactoryListSettings: the factory's PageSize and StreamingList reach
+// the requests its informers make.
+func TestFactoryListSettings(t *testing.T) {
+	e := newEnv(t)
+	for _, name := range []string{"a", "b", "c"} {
+		e.create(t, name)
+	}
+	const path = "/api/v1/namespaces/inf/configmaps"
+	for _, tc := range []struct {
+		name  string
+		cfg   informer.FactoryConfig
+		check func(t *testing.T, queries []url.Values)
+	}{
+		{"default: pages of 500", informer.FactoryConfig{}, func(t *testing.T, qs []url.Values) {
+			if len(qs) < 1 || qs[0].Get("watch") != "" || qs[0].Get("limit") != "500" {
+				t.Errorf("first request %v, want a list with limit=500", qs)
+			}
+		}},
+		{"pages of 1", informer.FactoryConfig{PageSize: 1}, func(t *testing.T, qs []url.Values) {
+			lists := 0
+			for _, q := range qs {
+				if q.Get("watch") == "" {
+					lists++
+					if q.Get("limit") != "1" {
+						t.Errorf("list %v, want limit=1", q)
+					}
+				}
+			}
+			if lists != 3 {
+				t.Errorf("%d list requests for 3 objects in pages of 1", lists)
+			}
+		}},
+		{"streaming list", informer.FactoryConfig{StreamingList: true}, func(t *testing.T, qs []url.Values) {
+			if len(qs) < 1 || qs[0].Get("watch") != "true" || qs[0].Get("sendInitialEvents") != "true" {
+				t.Errorf("first request %v, want a watch with sendInitialEvents=true", qs)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, log := e.loggedClient(t)
+			tc.cfg.Namespace, tc.cfg.Logger = "inf", quietLogger()
+			f := informer.NewFactory(c, tc.cfg)
+			informer.For[corev1.ConfigMap](f)
+			startFactory(t, f)
+			waitCaches(t, f)
+			tc.check(t, log.queries(path))
 		})
 	}
 }

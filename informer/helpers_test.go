@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +35,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 // env is a reference server on loopback with namespace "inf" and a client.
 type env struct {
 	srv *apiserver.Server
+	url string // the server's
 	c   *client.Client
 	cms client.Resource[corev1.ConfigMap]
 }
@@ -64,7 +67,7 @@ func newEnvWith(t testing.TB, cfg apiserver.Config, contentType string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{srv: srv, c: c, cms: client.For[corev1.ConfigMap](c).Namespace("inf")}
+	e := &env{srv: srv, url: ts.URL, c: c, cms: client.For[corev1.ConfigMap](c).Namespace("inf")}
 	e.namespace(t, "inf")
 	return e
 }
@@ -304,3 +307,44 @@ func (h *hookedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (clien
 }
 
 func mustLabels(s string) selector.LabelSelector { return selector.MustParseLabels(s) }
+
+// requestLog is an http.RoundTripper that records the requests it carries
+// to the test server.
+type requestLog struct {
+	tr   *http.Transport
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	l.reqs = append(l.reqs, req)
+	l.mu.Unlock()
+	return l.tr.RoundTrip(req)
+}
+
+// queries returns the queries of the requests made so far for path.
+func (l *requestLog) queries(path string) []url.Values {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []url.Values
+	for _, r := range l.reqs {
+		if r.URL.Path == path {
+			out = append(out, r.URL.Query())
+		}
+	}
+	return out
+}
+
+// loggedClient returns a client of e's server whose requests go through a
+// requestLog.
+func (e *env) loggedClient(t testing.TB) (*client.Client, *requestLog) {
+	t.Helper()
+	log := &requestLog{tr: &http.Transport{}}
+	t.Cleanup(log.tr.CloseIdleConnections)
+	c, err := client.New(&client.Config{Host: e.url, QPS: -1, Logger: quietLogger(), Transport: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, log
+}

@@ -601,6 +601,10 @@ func TestIndexersAndLister(t *testing.T) {
 	if got := names(inf.Indexer().ByIndex("byApp", "db")); got != "inf/db-1" {
 		t.Errorf("ByIndex(byApp, db) = %s", got)
 	}
+	// The cache is the informer's to write: Indexer is a read-only view.
+	if _, writable := inf.Indexer().(cache.Store[*corev1.ConfigMap]); writable {
+		t.Error("Indexer() can be written to")
+	}
 	if _, err := l.Namespace("inf").Get("nope"); err == nil || err.Error() != `configmaps "nope" not found` {
 		t.Errorf("Get(nope): %v", err)
 	}
