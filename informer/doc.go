@@ -152,15 +152,16 @@
 // in two scopes, use two factories. Start runs every informer asked for so
 // far that is not running yet; WaitForCacheSync waits for them to sync;
 // Shutdown waits for them to stop once the contexts given to Start are
-// done.
+// done. The factory's informers decode for a cache
+// (client.Resource.WithDecodeOptions): objects share the bytes of equal
+// managedFields, which are not decoded at all with DropManagedFields.
 //
 // # Dynamic informers
 //
 // Factory.ForResource caches objects of any resource as
 // unstructured.Unstructured (an Informer[unstructured.Unstructured]),
-// listing and watching with
-// the dynamic client through [NewDynamicListerWatcher]. The factory's
-// namespace applies to namespaced resources; for a cluster-scoped one
+// listing and watching with the dynamic client through
+// [NewDynamicListerWatcher]. The factory's namespace applies to namespaced resources; for a cluster-scoped one
 // (found through the client's RESTMapper) it is ignored.
 //
 // # Objects are shared
