@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"sync"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -18,6 +17,9 @@ import (
 
 // MirrorLabel marks the ConfigMaps the controller mirrors.
 const MirrorLabel = "kapi.dev/mirror"
+
+// FieldManager is the name the controller writes under.
+const FieldManager = "configmap-mirror"
 
 // StatusAnnotation records on a ConfigMap the resourceVersion of it that its
 // Secret last mirrored: the controller's status.
@@ -115,47 +117,28 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return nil // not ours; nothing will ever make it valid
 	}
-	secrets := client.For[corev1.Secret](ctl.c).Namespace(ns)
 	cm, err := ctl.cms.Lister().Namespace(ns).Get(name)
 	if cache.IsNotFound(err) {
-		// The owner is gone. A cluster's garbage collector deletes the
-		// Secret through its owner reference; do it here too, so the
-		// controller works where none runs.
-		err := secrets.Delete(ctx, name, metav1.DeleteOptions{})
-		if client.IsNotFound(err) {
-			return nil
-		}
-		return err
+		return nil // the owner is gone: the garbage collector deletes its Secret
 	}
 	if err != nil {
 		return err
 	}
-	want := desiredSecret(cm)
-	have, err := ctl.secrets.Lister().Namespace(ns).Get(name)
-	switch {
-	case cache.IsNotFound(err):
-		if _, err := secrets.Create(ctx, want, metav1.CreateOptions{}); err != nil && !client.IsAlreadyExists(err) {
-			return fmt.Errorf("creating secret: %w", err)
-		}
-	case err != nil:
-		return err
-	case !maps.EqualFunc(have.Data, want.Data, func(a, b []byte) bool { return string(a) == string(b) }) || !ownedBy(have, cm):
-		upd := have.DeepCopy() // objects from the cache are shared: copy before changing
-		upd.Data, upd.OwnerReferences = want.Data, want.OwnerReferences
-		if _, err := secrets.Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating secret: %w", err)
+	// The Secret is applied (server-side apply) unless the cache shows it
+	// already mirrors the ConfigMap: one request whether it is missing,
+	// stale or changed behind the controller's back.
+	if have, err := ctl.secrets.Lister().Namespace(ns).Get(name); err != nil || !mirrors(have, cm) {
+		if _, err := client.For[corev1.Secret](ctl.c).Namespace(ns).Apply(ctx, desiredSecret(cm), metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
+			return fmt.Errorf("applying secret: %w", err)
 		}
 	}
-	// Status: record which version of the ConfigMap is mirrored.
+	// Status: record which version of the ConfigMap is mirrored, on that
+	// version only (a newer one brings its own event).
 	if cm.Annotations[StatusAnnotation] == cm.ResourceVersion {
 		return nil
 	}
-	upd := cm.DeepCopy()
-	if upd.Annotations == nil {
-		upd.Annotations = map[string]string{}
-	}
-	upd.Annotations[StatusAnnotation] = cm.ResourceVersion
-	_, err = client.For[corev1.ConfigMap](ctl.c).Namespace(ns).Update(ctx, upd, metav1.UpdateOptions{})
+	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, cm.ResourceVersion, StatusAnnotation, cm.ResourceVersion)
+	_, err = client.For[corev1.ConfigMap](ctl.c).Namespace(ns).Patch(ctx, name, client.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager})
 	if client.IsConflict(err) {
 		return errors.New("the ConfigMap changed meanwhile") // requeued; the next event brings the new version
 	}
@@ -180,7 +163,16 @@ func desiredSecret(cm *corev1.ConfigMap) *corev1.Secret {
 	}
 }
 
-func ownedBy(s *corev1.Secret, cm *corev1.ConfigMap) bool {
+// mirrors reports whether s holds cm's data and is controlled by cm.
+func mirrors(s *corev1.Secret, cm *corev1.ConfigMap) bool {
+	if len(s.Data) != len(cm.Data) {
+		return false
+	}
+	for k, v := range cm.Data {
+		if b, ok := s.Data[k]; !ok || string(b) != v {
+			return false
+		}
+	}
 	for _, ref := range s.OwnerReferences {
 		if ref.UID == cm.UID && ref.Controller != nil && *ref.Controller {
 			return true

@@ -17,7 +17,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestMirror runs the controller on the fake client, with a reactor failing
-// the first Secret create as a server would (500): the controller retries and
+// the first Secret apply as a server would (500): the controller retries and
 // the Secret ends up mirroring the ConfigMap, owned by it, with the status
 // annotation set.
 func TestMirror(t *testing.T) {
@@ -26,7 +26,7 @@ func TestMirror(t *testing.T) {
 		Data:       map[string]string{"mode": "fast"},
 	})
 	var failed atomic.Bool
-	f.PrependReactor("create", "secrets", func(a fake.Action) (bool, any, error) {
+	f.PrependReactor("patch", "secrets", func(a fake.Action) (bool, any, error) {
 		if failed.Swap(true) {
 			return false, nil, nil // fall through to the server
 		}
@@ -48,16 +48,16 @@ func TestMirror(t *testing.T) {
 	if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].Name != "settings" || s.OwnerReferences[0].Kind != "ConfigMap" {
 		t.Errorf("owner references %+v", s.OwnerReferences)
 	}
-	creates := 0
+	applies := 0
 	for _, a := range f.Actions() {
-		if a.Matches("create", "secrets") {
-			creates++
+		if a.Matches("patch", "secrets") {
+			applies++
 		}
 	}
-	// The first create failed; the controller retried. (A later reconcile may
-	// try again before its informer sees the Secret, and get AlreadyExists.)
-	if !failed.Load() || creates < 2 {
-		t.Errorf("%d secret creates, want the failed one and a retry", creates)
+	// The first apply failed; the controller retried. (A later reconcile may
+	// apply again before its informer sees the Secret.)
+	if !failed.Load() || applies < 2 {
+		t.Errorf("%d secret applies, want the failed one and a retry", applies)
 	}
 }
 

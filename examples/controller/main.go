@@ -132,19 +132,9 @@ func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 	}
 	fmt.Fprintf(out, "secret %s mirrors configmap %s: mode=%s, owner=%s/%s\n", s.Name, cm.Name, s.Data["mode"], s.OwnerReferences[0].Kind, s.OwnerReferences[0].Name)
 
-	// The controller writes the ConfigMap too (its status annotation), so an
-	// update may meet a newer version: get, change, update, again on conflict.
-	for {
-		cm, err = cms.Get(ctx, "settings", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		cm.Data["mode"] = "safe"
-		if _, err = cms.Update(ctx, cm, metav1.UpdateOptions{}); !client.IsConflict(err) {
-			break
-		}
-	}
-	if err != nil {
+	// A merge patch changes the one field, whatever else the controller
+	// (which annotates the ConfigMap) wrote meanwhile.
+	if _, err := cms.Patch(ctx, "settings", client.MergePatchType, []byte(`{"data":{"mode":"safe"}}`), metav1.PatchOptions{}); err != nil {
 		return err
 	}
 	if s, err = waitForSecret(ctx, secrets, "settings", "safe"); err != nil {
