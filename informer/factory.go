@@ -174,6 +174,10 @@ func NewFactory(c *client.Client, cfg FactoryConfig) *Factory {
 	return f
 }
 
+// Client returns the client the factory's informers list and watch with,
+// so that code built on a factory (a controller) reads the same scheme.
+func (f *Factory) Client() *client.Client { return f.c }
+
 // For returns the factory's shared informer for objects of type T, making
 // it on first use: in the factory's scope, or in the one its ByObject
 // entry for T gives. T must be registered in the client's scheme (the
