@@ -12,6 +12,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/controller"
+	"github.com/kapi-dev/kapi/informer"
 	"github.com/kapi-dev/kapi/workqueue"
 )
 
@@ -521,5 +522,32 @@ func TestOwnsWhileRunning(t *testing.T) {
 	create(t, secrets(e), secret("s", nil, ownerRef("v1", "ConfigMap", "o", true)))
 	if got := e.next(); got != req("o") {
 		t.Errorf("reconciled %v, want o", got)
+	}
+}
+
+// TestResync checks that a resync of the primary informer enqueues its
+// objects even when the primary's predicates would drop every
+// notification.
+func TestResync(t *testing.T) {
+	e := newEnv(t, cm("a"))
+	e.factory = informer.NewFactory(e.f.Client(), informer.FactoryConfig{Namespace: ns, ResyncPeriod: 10 * time.Millisecond, Logger: quietLogger()})
+	none := controller.Predicate[corev1.ConfigMap]{
+		Create: func(*corev1.ConfigMap) bool { return false },
+		Update: func(_, _ *corev1.ConfigMap) bool { return false },
+		Delete: func(*corev1.ConfigMap) bool { return false },
+	}
+	ctl := controller.New[corev1.ConfigMap](e.factory, e, e.config(), none)
+	run(e, ctl)
+	if got := e.next(); got != req("a") {
+		t.Errorf("resync reconciled %v, want a", got)
+	}
+}
+
+func TestName(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct{ cfg, want string }{{"", "configmaps"}, {"mirror", "mirror"}} {
+		if got := controller.New[corev1.ConfigMap](e.factory, e, controller.Config{Name: tc.cfg}).Name(); got != tc.want {
+			t.Errorf("Config.Name %q: Name() = %q, want %q", tc.cfg, got, tc.want)
+		}
 	}
 }
