@@ -11,6 +11,7 @@ import (
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/controller"
 	"github.com/kapi-dev/kapi/informer"
 	"github.com/kapi-dev/kapi/workqueue"
@@ -50,12 +51,7 @@ func TestPrimary(t *testing.T) {
 	// Every step reconciles: its change waits for that.
 	runSteps(t, e, ctl, func(*testing.T, *env, int) {}, []step{
 		{"update", func(t *testing.T, e *env) { patch(t, cms(e), "a", `{"data":{"k":"v"}}`); e.next() }, []controller.Request{req("a")}},
-		{"delete", func(t *testing.T, e *env) {
-			if err := cms(e).Delete(e.ctx, "b", metav1.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			e.next()
-		}, []controller.Request{req("b")}},
+		{"delete", func(t *testing.T, e *env) { deleted(cms, "b")(t, e); e.next() }, []controller.Request{req("b")}},
 		{"create", func(t *testing.T, e *env) { create(t, cms(e), cm("c")); e.next() }, []controller.Request{req("c")}},
 	})
 }
@@ -67,15 +63,10 @@ func TestOwns(t *testing.T) {
 	controller.Owns[corev1.Secret](ctl, probe[corev1.Secret](probed))
 	run(e, ctl)
 	waitIdle(e, ctl)
-	sentinel := func(t *testing.T, e *env, i int) {
-		name := "sentinel-" + string(rune('a'+i))
-		create(t, secrets(e), secret(name, nil))
-		waitFor(t, probed, name)
-	}
 	created := func(s *corev1.Secret) func(t *testing.T, e *env) {
 		return func(t *testing.T, e *env) { create(t, secrets(e), s) }
 	}
-	runSteps(t, e, ctl, sentinel, []step{
+	runSteps(t, e, ctl, secretSentinel(probed), []step{
 		{"controller reference to a ConfigMap", created(secret("s1", nil, ownerRef("v1", "ConfigMap", "o1", true))), []controller.Request{req("o1")}},
 		{"controller reference after an owner reference", created(secret("s2", nil,
 			ownerRef("v1", "ConfigMap", "not-controller", false), ownerRef("v1", "ConfigMap", "o2", true))), []controller.Request{req("o2")}},
@@ -86,11 +77,7 @@ func TestOwns(t *testing.T) {
 		{"update changing the controller: old and new owner", func(t *testing.T, e *env) {
 			patch(t, secrets(e), "s1", `{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o7","uid":"uid-o7","controller":true}]}}`)
 		}, []controller.Request{req("o1"), req("o7")}},
-		{"delete", func(t *testing.T, e *env) {
-			if err := secrets(e).Delete(e.ctx, "s1", metav1.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		}, []controller.Request{req("o7")}},
+		{"delete", deleted(secrets, "s1"), []controller.Request{req("o7")}},
 	})
 }
 
@@ -106,21 +93,31 @@ func TestWatches(t *testing.T) {
 	}, probe[corev1.Secret](probed))
 	run(e, ctl)
 	waitIdle(e, ctl)
-	sentinel := func(t *testing.T, e *env, i int) {
+	runSteps(t, e, ctl, secretSentinel(probed), []step{
+		{"create mapped", func(t *testing.T, e *env) { create(t, secrets(e), secret("s", map[string]string{"for": "x"})) }, []controller.Request{req("x")}},
+		{"update: old and new mapping", func(t *testing.T, e *env) { patch(t, secrets(e), "s", `{"metadata":{"labels":{"for":"y"}}}`) }, []controller.Request{req("x"), req("y")}},
+		{"create unmapped", func(t *testing.T, e *env) { create(t, secrets(e), secret("u", nil)) }, nil},
+		{"delete", deleted(secrets, "s"), []controller.Request{req("y")}},
+	})
+}
+
+// secretSentinel creates an unowned, unmapped Secret after each step and
+// waits until the probe of the Secrets' source reports it.
+func secretSentinel(probed <-chan string) func(t *testing.T, e *env, i int) {
+	return func(t *testing.T, e *env, i int) {
 		name := "sentinel-" + string(rune('a'+i))
 		create(t, secrets(e), secret(name, nil))
 		waitFor(t, probed, name)
 	}
-	runSteps(t, e, ctl, sentinel, []step{
-		{"create mapped", func(t *testing.T, e *env) { create(t, secrets(e), secret("s", map[string]string{"for": "x"})) }, []controller.Request{req("x")}},
-		{"update: old and new mapping", func(t *testing.T, e *env) { patch(t, secrets(e), "s", `{"metadata":{"labels":{"for":"y"}}}`) }, []controller.Request{req("x"), req("y")}},
-		{"create unmapped", func(t *testing.T, e *env) { create(t, secrets(e), secret("u", nil)) }, nil},
-		{"delete", func(t *testing.T, e *env) {
-			if err := secrets(e).Delete(e.ctx, "s", metav1.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		}, []controller.Request{req("y")}},
-	})
+}
+
+// deleted is a step's change that deletes the object name.
+func deleted[T any](resource func(*env) client.Resource[T], name string) func(t *testing.T, e *env) {
+	return func(t *testing.T, e *env) {
+		if err := resource(e).Delete(e.ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestPredicatesPerSource checks that each source applies its own
