@@ -93,7 +93,9 @@ type Config struct {
 	// window joins it: a burst of changes to one object within Debounce of
 	// its first change is one reconcile, at the window's end (default 0: a
 	// notification queues its request at once). It does not delay retries
-	// or RequeueAfter.
+	// or RequeueAfter. Unlike kube-rs's debounce, the window is not pushed
+	// back by each notification, so an object that changes all the time is
+	// still reconciled once per window rather than never.
 	Debounce time.Duration
 	// Logger receives the controller's logs: reconcile errors and panics
 	// (default nil: slog.Default()).
