@@ -86,7 +86,10 @@ type Config struct {
 	RateLimiter workqueue.RateLimiter[Request]
 	// ReconcileTimeout, if positive, bounds each reconcile: its context is
 	// done once it has elapsed on Clock, and the reconcile's error is then
-	// retried as any other (default 0: no timeout).
+	// retried as any other (default 0: no timeout). With a Clock other
+	// than workqueue.RealClock the context is cancelled when that clock
+	// reaches the deadline, with context.DeadlineExceeded as its
+	// context.Cause.
 	ReconcileTimeout time.Duration
 	// Debounce, if positive, delays the reconcile a notification asks for
 	// by Debounce, and every notification for the same request in that
