@@ -1,8 +1,10 @@
 package controller_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -309,12 +311,38 @@ func TestPanic(t *testing.T) {
 		}
 		return controller.Result{}, nil
 	}
-	ctl := controller.New[corev1.ConfigMap](e.factory, e, e.config())
+	var logs lockedBuffer
+	cfg := e.config()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	ctl := controller.New[corev1.ConfigMap](e.factory, e, cfg)
 	run(e, ctl)
 	e.next()
 	e.timers(1)
 	e.stepFires(5 * time.Millisecond)
 	waitIdle(e, ctl)
+	for _, want := range []string{`msg="reconcile panicked" controller=configmaps request=ctl/a panic=bug`, "controller_test.TestPanic"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("logs do not have %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func TestReconcileTimeout(t *testing.T) {
@@ -489,7 +517,10 @@ func TestGracefulShutdown(t *testing.T) {
 func TestWaitIdle(t *testing.T) {
 	e := newEnv(t, cm("a"))
 	e.do = failing(1)
-	ctl := controller.New[corev1.ConfigMap](e.factory, e, e.config())
+	var logs lockedBuffer
+	cfg := e.config()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	ctl := controller.New[corev1.ConfigMap](e.factory, e, cfg)
 	if ctl.Idle() {
 		t.Error("idle before Run")
 	}
@@ -505,6 +536,9 @@ func TestWaitIdle(t *testing.T) {
 	waitIdle(e, ctl)
 	if err := ctl.WaitIdle(cancelled); err != nil {
 		t.Errorf("WaitIdle once idle: %v", err)
+	}
+	if want := `msg="reconcile failed" controller=configmaps request=ctl/a err=boom`; !strings.Contains(logs.String(), want) {
+		t.Errorf("logs do not have %q:\n%s", want, logs.String())
 	}
 }
 
