@@ -582,3 +582,18 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnsClusterScoped checks that the owner of a namespaced object is
+// enqueued without a namespace when the primary kind is cluster-scoped.
+func TestOwnsClusterScoped(t *testing.T) {
+	e := newEnv(t)
+	ctl := controller.New[corev1.Namespace](e.factory, e, e.config())
+	controller.Owns[corev1.Secret](ctl)
+	run(e, ctl)
+	waitIdle(e, ctl) // the namespace "ctl" itself
+	e.reset()
+	create(t, secrets(e), secret("s", nil, ownerRef("v1", "Namespace", "owner", true)))
+	if got, want := e.next(), (controller.Request{Name: "owner"}); got != want {
+		t.Errorf("reconciled %v, want %v", got, want)
+	}
+}

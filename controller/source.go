@@ -67,8 +67,9 @@ func requestFor[T any, PT client.ObjectPtr[T]](obj *T) []Request {
 // its ownerReference with controller: true is enqueued if that owner is of
 // ctl's primary kind (same API group and kind as the scheme of the factory's
 // client gives for T; the version is not compared, as an owner may be
-// referred to by any version of its group). Owners are in the object's
-// namespace. Objects without such a controller reference enqueue nothing.
+// referred to by any version of its group). A namespaced owner is in the
+// object's namespace; a cluster-scoped one has none. Objects without such a
+// controller reference enqueue nothing.
 //
 // Call Owns before Run, or while it runs (the informer for O is then
 // started with Run's context); once Run has returned it has no effect.
@@ -90,6 +91,9 @@ func Owns[O any, PO client.ObjectPtr[O], T any](ctl *Controller[T], predicates .
 			}
 			if group != k.Group || ref.Kind != k.Kind {
 				return nil
+			}
+			if !k.Namespaced {
+				return []Request{{Name: ref.Name}}
 			}
 			return []Request{{Namespace: PO(obj).GetNamespace(), Name: ref.Name}}
 		}
