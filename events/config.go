@@ -60,8 +60,8 @@ type Config struct {
 	// buffer is full, and counts it in Counters.Dropped.
 	BufferSize int
 	// FlushTimeout is how long Run keeps writing what is left once its
-	// context is done (default DefaultFlushTimeout); what it could not
-	// write is counted in Counters.Dropped.
+	// context is done (default DefaultFlushTimeout; negative: not at all);
+	// what it could not write is counted in Counters.Dropped.
 	FlushTimeout time.Duration
 	// Clock is the source of event times and of the series heartbeat
 	// (default workqueue.RealClock). Tests inject a
@@ -93,7 +93,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize
 	}
-	if cfg.FlushTimeout <= 0 {
+	if cfg.FlushTimeout == 0 {
 		cfg.FlushTimeout = DefaultFlushTimeout
 	}
 	if cfg.Clock == nil {

@@ -296,7 +296,7 @@ func (r *Recorder) shutdown(ctx context.Context, first *eventsv1.Event) {
 	r.stopped = true
 	r.mu.Unlock()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.FlushTimeout)
-	defer cancel()
+	defer cancel() // a negative FlushTimeout has expired already
 	flush := func(ev *eventsv1.Event) {
 		if fctx.Err() != nil {
 			r.dropped.Add(1)
