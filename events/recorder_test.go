@@ -143,8 +143,8 @@ func TestInvalidEventsAreNotSent(t *testing.T) {
 	rec, stop := start(t, e, e.config())
 	var nilPod *corev1.Pod
 	cases := []struct {
-		name                     string
-		regarding                metav1.Object
+		name                      string
+		regarding                 metav1.Object
 		eventtype, reason, action string
 	}{
 		{"unknown type", e.pod, "Info", "R", "A"},
