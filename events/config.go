@@ -59,9 +59,11 @@ type Config struct {
 	// DefaultBufferSize). Eventf drops an event rather than wait when the
 	// buffer is full, and counts it in Counters.Dropped.
 	BufferSize int
-	// FlushTimeout is how long Run keeps writing what is left once its
-	// context is done (default DefaultFlushTimeout; negative: not at all);
-	// what it could not write is counted in Counters.Dropped.
+	// FlushTimeout is how long Run keeps writing once its context is done:
+	// the write in flight, the queued events and the series counts not yet
+	// written (default DefaultFlushTimeout; negative: drop the queue at
+	// once). The queued events it could not write are counted in
+	// Counters.Dropped.
 	FlushTimeout time.Duration
 	// Clock is the source of event times and of the series heartbeat
 	// (default workqueue.RealClock). Tests inject a

@@ -148,3 +148,61 @@ func TestShutdownReportsDropped(t *testing.T) {
 		t.Fatalf("%d events written", n)
 	}
 }
+
+// TestConcurrentEventf checks that Eventf may be called from many
+// goroutines while Run writes, and that every call is accounted for.
+func TestConcurrentEventf(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.config()
+	cfg.BufferSize = 16
+	rec, stop := start(t, e, cfg)
+	const goroutines, each = 8, 50
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range each {
+				rec.Eventf(e.pod, nil, events.Normal, "Synced", "Sync", "")
+			}
+		})
+	}
+	wg.Wait()
+	stop()
+	c := rec.Counters()
+	if c.Emitted != 1 || c.Emitted+c.Aggregated+c.Dropped != goroutines*each || c.Failed != 0 {
+		t.Fatalf("counters %+v: not every call accounted for", c)
+	}
+	wantSeries(t, oneEvent(t, e.f), int32(1+c.Aggregated), epoch)
+}
+
+// TestShutdownFinishesWriteInFlight checks that the write under way when
+// Run's context is done completes instead of being cancelled with it.
+func TestShutdownFinishesWriteInFlight(t *testing.T) {
+	e := newEnv(t)
+	entered, release := blockWrites(t, e.f)
+	rec, err := events.New(e.f.Client(), e.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rec.Run(ctx) }()
+	rec.Eventf(e.pod, nil, events.Normal, "Synced", "Sync", "")
+	select {
+	case <-entered:
+	case <-time.After(waitLimit):
+		t.Fatal("no write started")
+	}
+	cancel()
+	release()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("Run did not return")
+	}
+	if c := rec.Counters(); c.Emitted != 1 || c.Failed != 0 {
+		t.Fatalf("counters %+v, want the event in flight emitted", c)
+	}
+}

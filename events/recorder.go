@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -255,14 +256,32 @@ func (r *Recorder) typeMeta(o metav1.Object) (metav1.TypeMeta, error) {
 }
 
 // Run writes the events Eventf queues until ctx is done, then writes what
-// is still queued and the series counts not yet written, for at most
-// FlushTimeout, and returns. Events left unwritten are counted in
-// Counters.Dropped, and the final counters are logged. Run may be called
-// once; it returns an error if called again.
+// is still queued and the series counts not yet written, and returns. The
+// writes in flight when ctx is done, and those after, have FlushTimeout
+// (wall time, as requests' deadlines are) to complete: the queued events
+// it leaves unwritten are counted in Counters.Dropped, a write it cuts
+// short in Counters.Failed. Run logs the final
+// counters. It may be called once; it returns an error if called again.
 func (r *Recorder) Run(ctx context.Context) error {
 	if !r.started.CompareAndSwap(false, true) {
 		return errors.New("events: Run called twice")
 	}
+	// Writes outlive ctx by FlushTimeout: an event being written when ctx
+	// is done is not lost to the cancellation.
+	wctx, wcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer wcancel()
+	var flushTimer atomic.Pointer[time.Timer]
+	stopAfter := context.AfterFunc(ctx, func() {
+		flushTimer.Store(time.AfterFunc(r.cfg.FlushTimeout, wcancel)) // at once if negative
+	})
+	defer func() {
+		if !stopAfter() {
+			if t := flushTimer.Load(); t != nil {
+				t.Stop()
+			}
+		}
+	}()
+
 	clock := r.cfg.Clock
 	next := clock.Now().Add(SeriesHeartbeat)
 	timer := clock.NewTimerAt(next)
@@ -270,17 +289,17 @@ func (r *Recorder) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			r.shutdown(ctx, nil)
+			r.shutdown(wctx, wcancel, nil)
 			return nil
 		case ev := <-r.queue:
 			if ctx.Err() != nil {
-				r.shutdown(ctx, ev)
+				r.shutdown(wctx, wcancel, ev)
 				return nil
 			}
-			r.record(ctx, ev)
+			r.record(wctx, ev)
 		case <-timer.C():
 			now := clock.Now()
-			r.heartbeat(ctx, now)
+			r.heartbeat(wctx, now)
 			for !next.After(now) {
 				next = next.Add(SeriesHeartbeat)
 			}
@@ -289,20 +308,23 @@ func (r *Recorder) Run(ctx context.Context) error {
 	}
 }
 
-// shutdown stops Eventf from queuing, then writes first (if not nil), what
-// is queued and the series counts not yet written, within FlushTimeout.
-func (r *Recorder) shutdown(ctx context.Context, first *eventsv1.Event) {
+// shutdown stops Eventf from queuing, then writes with wctx first (if not
+// nil), what is queued and the series counts not yet written, and counts
+// as dropped the events it has no time left for. With a negative
+// FlushTimeout it cancels wctx (by wcancel) first.
+func (r *Recorder) shutdown(wctx context.Context, wcancel context.CancelFunc, first *eventsv1.Event) {
 	r.mu.Lock()
 	r.stopped = true
 	r.mu.Unlock()
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.FlushTimeout)
-	defer cancel() // a negative FlushTimeout has expired already
+	if r.cfg.FlushTimeout < 0 {
+		wcancel()
+	}
 	flush := func(ev *eventsv1.Event) {
-		if fctx.Err() != nil {
+		if wctx.Err() != nil {
 			r.dropped.Add(1)
 			return
 		}
-		r.record(fctx, ev)
+		r.record(wctx, ev)
 	}
 	if first != nil {
 		flush(first)
@@ -316,8 +338,8 @@ func (r *Recorder) shutdown(ctx context.Context, first *eventsv1.Event) {
 		}
 	}
 	for _, s := range r.series {
-		if s.count > s.written && fctx.Err() == nil {
-			r.writeSeries(fctx, s)
+		if s.count > s.written && wctx.Err() == nil {
+			r.writeSeries(wctx, s)
 		}
 	}
 	c := r.Counters()

@@ -24,7 +24,9 @@ func TestEventFields(t *testing.T) {
 	rec, _ := start(t, e, e.config())
 	node := &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "node-uid"}}
 
-	rec.Eventf(e.pod, node, events.Warning, "FailedScheduling", "Scheduling", "%d of %d nodes fit", 0, 3)
+	p := e.pod.DeepCopy()
+	p.TypeMeta = metav1.TypeMeta{} // as typed clients return objects
+	rec.Eventf(p, node, events.Warning, "FailedScheduling", "Scheduling", "%d of %d nodes fit", 0, 3)
 	waitCounters(t, rec, "one event emitted", func(c events.Counters) bool { return c.Emitted == 1 })
 
 	got := v1Events(t, e.f, "demo")
