@@ -100,15 +100,15 @@ func TestShutdownFlushes(t *testing.T) {
 	}
 }
 
-// TestShutdownWritesQueue checks that events queued when Run's context is
-// done are written, not lost, even if Run only starts then.
-func TestShutdownWritesQueue(t *testing.T) {
-	e := newEnv(t)
-	rec, err := events.New(e.f.Client(), e.config())
+// runCancelled queues n distinct events on a Recorder made with cfg, then
+// runs it with a context already done.
+func runCancelled(t *testing.T, e *env, cfg events.Config, n int) *events.Recorder {
+	t.Helper()
+	rec, err := events.New(e.f.Client(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
+	for i := range n {
 		e.clock.Step(time.Millisecond)
 		rec.Eventf(e.pod, nil, events.Normal, fmt.Sprintf("Reason%d", i), "A", "")
 	}
@@ -117,6 +117,14 @@ func TestShutdownWritesQueue(t *testing.T) {
 	if err := rec.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return rec
+}
+
+// TestShutdownWritesQueue checks that events queued when Run's context is
+// done are written, not lost, even if Run only starts then.
+func TestShutdownWritesQueue(t *testing.T) {
+	e := newEnv(t)
+	rec := runCancelled(t, e, e.config(), 3)
 	if c := rec.Counters(); c.Emitted != 3 || c.Dropped != 0 {
 		t.Fatalf("counters %+v, want 3 emitted", c)
 	}
@@ -128,19 +136,7 @@ func TestShutdownReportsDropped(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.config()
 	cfg.FlushTimeout = -1 // no time to flush
-	rec, err := events.New(e.f.Client(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		e.clock.Step(time.Millisecond)
-		rec.Eventf(e.pod, nil, events.Normal, fmt.Sprintf("Reason%d", i), "A", "")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := rec.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rec := runCancelled(t, e, cfg, 3)
 	if c := rec.Counters(); c.Emitted != 0 || c.Dropped != 3 {
 		t.Fatalf("counters %+v, want 3 dropped", c)
 	}

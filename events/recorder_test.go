@@ -15,6 +15,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	eventsv1 "github.com/kapi-dev/kapi/api/events/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/api/unstructured"
 	"github.com/kapi-dev/kapi/events"
 	"github.com/kapi-dev/kapi/fake"
 )
@@ -134,6 +135,23 @@ func TestClusterScopedRegardingGoesToDefault(t *testing.T) {
 	got := v1Events(t, e.f, "default")
 	if len(got) != 1 || got[0].Regarding.Kind != "Namespace" || got[0].Regarding.Namespace != "" {
 		t.Fatalf("events in default: %+v", got)
+	}
+}
+
+// TestUnstructuredRegarding checks that an unstructured object is referred
+// to by the kind and apiVersion it carries.
+func TestUnstructuredRegarding(t *testing.T) {
+	e := newEnv(t)
+	rec, _ := start(t, e, e.config())
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "namespace": "demo", "uid": "w-uid"},
+	}}
+	rec.Eventf(u, nil, events.Normal, "Created", "Create", "")
+	waitCounters(t, rec, "one event emitted", func(c events.Counters) bool { return c.Emitted == 1 })
+	want := corev1.ObjectReference{Kind: "Widget", APIVersion: "example.com/v1", Namespace: "demo", Name: "w", UID: "w-uid"}
+	if got := v1Events(t, e.f, "demo"); len(got) != 1 || got[0].Regarding != want {
+		t.Fatalf("events %+v, want one regarding %+v", got, want)
 	}
 }
 
