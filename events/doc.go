@@ -18,7 +18,8 @@
 // An Event is created in the namespace of the object it is about (regarding),
 // or in "default" for a cluster-scoped object, and named as client-go names
 // them: the object's name, a dot, and the event time in hexadecimal
-// nanoseconds. regarding and related are referred to by kind, apiVersion,
+// nanoseconds (made unique: with a clock that has not moved since the last
+// Event, the recorder counts on from the last name). regarding and related are referred to by kind, apiVersion,
 // namespace, name, uid and resourceVersion; the kind and apiVersion come
 // from the object's TypeMeta, or from the client's scheme when it is empty
 // (as it is on objects read with a typed client).

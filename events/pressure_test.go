@@ -49,7 +49,6 @@ func TestEventfNeverBlocks(t *testing.T) {
 	rec, stop := start(t, e, cfg)
 
 	emit := func(i int) {
-		e.clock.Step(time.Millisecond) // distinct names
 		rec.Eventf(e.pod, nil, events.Normal, fmt.Sprintf("Reason%d", i), "A", "")
 	}
 	emit(0)
@@ -109,7 +108,6 @@ func runCancelled(t *testing.T, e *env, cfg events.Config, n int) *events.Record
 		t.Fatal(err)
 	}
 	for i := range n {
-		e.clock.Step(time.Millisecond)
 		rec.Eventf(e.pod, nil, events.Normal, fmt.Sprintf("Reason%d", i), "A", "")
 	}
 	ctx, cancel := context.WithCancel(context.Background())

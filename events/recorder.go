@@ -41,6 +41,7 @@ type Recorder struct {
 	started atomic.Bool
 
 	emitted, aggregated, seriesUpdates, dropped, invalid, failed atomic.Uint64
+	lastStamp                                                    atomic.Int64 // of the last Event name
 
 	// Owned by the goroutine of Run.
 	useCore bool
@@ -171,7 +172,7 @@ func (r *Recorder) build(regarding, related metav1.Object, eventtype, reason, ac
 		ns = "default" // where the server keeps events about cluster-scoped objects
 	}
 	return &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, now.UnixNano()), Namespace: ns},
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, r.stamp(now)), Namespace: ns},
 		EventTime:           metav1.NewMicroTime(now),
 		ReportingController: r.cfg.ReportingController,
 		ReportingInstance:   r.cfg.ReportingInstance,
@@ -182,6 +183,22 @@ func (r *Recorder) build(regarding, related metav1.Object, eventtype, reason, ac
 		Note:                truncate(note, MaxNoteLength),
 		Type:                eventtype,
 	}, nil
+}
+
+// stamp returns the time in Unix nanoseconds that names an Event made at
+// now: now's, or one more than the last stamp if now's is not later (a
+// coarse or fake clock), so that two Events one recorder makes about the
+// same object never share a name.
+func (r *Recorder) stamp(now time.Time) int64 {
+	for {
+		last, ns := r.lastStamp.Load(), now.UnixNano()
+		if ns <= last {
+			ns = last + 1
+		}
+		if r.lastStamp.CompareAndSwap(last, ns) {
+			return ns
+		}
+	}
 }
 
 // isNil reports whether o is nil or a nil pointer in an interface.

@@ -234,3 +234,26 @@ func TestRunTwice(t *testing.T) {
 		t.Fatal("a second Run succeeded")
 	}
 }
+
+// TestNamesUniqueOnAStoppedClock checks that two Events about one object,
+// made while the clock stands still, get names of their own.
+func TestNamesUniqueOnAStoppedClock(t *testing.T) {
+	e := newEnv(t)
+	rec, _ := start(t, e, e.config())
+	rec.Eventf(e.pod, nil, events.Normal, "Created", "Create", "")
+	rec.Eventf(e.pod, nil, events.Normal, "Updated", "Update", "")
+	waitCounters(t, rec, "two events emitted", func(c events.Counters) bool { return c.Emitted+c.Failed == 2 })
+	got := v1Events(t, e.f, "demo")
+	if len(got) != 2 {
+		t.Fatalf("%d events, want 2 (counters %+v)", len(got), rec.Counters())
+	}
+	slices.SortFunc(got, func(a, b eventsv1.Event) int { return strings.Compare(a.Name, b.Name) })
+	if got[0].Name != "web."+hex(epoch) || got[1].Name != "web."+hex(epoch.Add(1)) {
+		t.Errorf("names %s and %s", got[0].Name, got[1].Name)
+	}
+	for _, ev := range got {
+		if !ev.EventTime.Time.Equal(epoch) {
+			t.Errorf("%s: eventTime %v, want the clock's %v", ev.Name, ev.EventTime, epoch)
+		}
+	}
+}
