@@ -41,7 +41,8 @@ type Recorder struct {
 	started atomic.Bool
 
 	emitted, aggregated, seriesUpdates, dropped, invalid, failed atomic.Uint64
-	lastStamp                                                    atomic.Int64 // of the last Event name
+
+	lastStamp atomic.Int64 // the time that named the last Event, Unix ns
 
 	// Owned by the goroutine of Run.
 	useCore bool
