@@ -112,10 +112,21 @@ func TestRetryOnConflictContext(t *testing.T) {
 	defer cancel()
 	clock := &instantClock{onArm: cancel} // the clock never moves: only ctx ends the wait
 	calls := 0
-	err := controllerutil.RetryOnConflict(ctx, controllerutil.Backoff{Clock: clock}, func() error {
-		calls++
-		return conflictErr
-	})
+	done := make(chan error, 1)
+	go func() {
+		done <- controllerutil.RetryOnConflict(ctx, controllerutil.Backoff{Clock: clock}, func() error {
+			calls++
+			return conflictErr
+		})
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		clock.fake().Step(time.Hour) // let the retry end so no goroutine is left
+		<-done
+		t.Fatal("RetryOnConflict kept waiting after its context ended")
+	}
 	if !errors.Is(err, context.Canceled) || !client.IsConflict(err) || calls != 1 {
 		t.Fatalf("err = %v after %d calls, want the conflict and context.Canceled after 1", err, calls)
 	}
