@@ -15,6 +15,28 @@ import (
 
 const fin = "example.com/cleanup"
 
+// seedFinalized starts a Fake holding the ConfigMap web/settings with
+// finalizers, deleted (and so held by them) when deleting, and returns the
+// Fake, the ConfigMaps of "web" and the object as read.
+func seedFinalized(t *testing.T, finalizers []string, deleting bool, data ...string) (*fake.Fake, client.Resource[corev1.ConfigMap], *corev1.ConfigMap) {
+	t.Helper()
+	ctx := testContext(t)
+	cm := configMap("web", "settings", data...)
+	cm.Finalizers = finalizers
+	f := fake.New(t, cm)
+	cms := client.For[corev1.ConfigMap](f.Client()).Namespace("web")
+	if deleting {
+		if err := cms.Delete(ctx, "settings", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obj, err := cms.Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, cms, obj
+}
+
 // calls records the events a reconcile function saw.
 type calls struct {
 	events     []controllerutil.EventType
@@ -97,19 +119,7 @@ func TestFinalize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testContext(t)
-			cm := configMap("web", "settings", "k", "v")
-			cm.Finalizers = tt.finalizers
-			f := fake.New(t, cm)
-			cms := client.For[corev1.ConfigMap](f.Client()).Namespace("web")
-			if tt.deleting {
-				if err := cms.Delete(ctx, "settings", metav1.DeleteOptions{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			obj, err := cms.Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, cms, obj := seedFinalized(t, tt.finalizers, tt.deleting, "k", "v")
 			f.ClearActions()
 
 			c := &calls{err: tt.fnErr}
@@ -190,19 +200,7 @@ func TestFinalizeStale(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testContext(t)
-			cm := configMap("web", "settings")
-			cm.Finalizers = tt.finalizers
-			f := fake.New(t, cm)
-			cms := client.For[corev1.ConfigMap](f.Client()).Namespace("web")
-			if tt.deleting {
-				if err := cms.Delete(ctx, "settings", metav1.DeleteOptions{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			stale, err := cms.Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, cms, stale := seedFinalized(t, tt.finalizers, tt.deleting)
 			fresh := *stale
 			tt.change(&fresh)
 			if _, err := cms.Update(ctx, &fresh, metav1.UpdateOptions{}); err != nil {
@@ -210,7 +208,7 @@ func TestFinalizeStale(t *testing.T) {
 			}
 
 			c := &calls{}
-			_, err = controllerutil.Finalize(ctx, cms, fin, stale, c.reconcile)
+			_, err := controllerutil.Finalize(ctx, cms, fin, stale, c.reconcile)
 			var fe *controllerutil.FinalizerError
 			if !errors.As(err, &fe) || fe.Step != tt.wantStep || !client.IsInvalid(err) {
 				t.Fatalf("err = %v, want a 422 at step %q", err, tt.wantStep)
@@ -282,22 +280,10 @@ func TestFinalizeServerAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testContext(t)
-			cm := configMap("web", "settings")
-			cm.Finalizers = tt.finalizers
-			f := fake.New(t, cm)
-			cms := client.For[corev1.ConfigMap](f.Client()).Namespace("web")
-			if tt.deleting {
-				if err := cms.Delete(ctx, "settings", metav1.DeleteOptions{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			obj, err := cms.Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, cms, obj := seedFinalized(t, tt.finalizers, tt.deleting)
 			f.PrependReactor("patch", "configmaps", tt.react)
 			c := &calls{}
-			_, err = controllerutil.Finalize(ctx, cms, fin, obj, c.reconcile)
+			_, err := controllerutil.Finalize(ctx, cms, fin, obj, c.reconcile)
 			var fe *controllerutil.FinalizerError
 			switch {
 			case tt.wantStep == "" && err != nil:
