@@ -96,8 +96,8 @@ func (e *FinalizerError) Unwrap() error { return e.Err }
 //     cleanup is done, or never was needed), and Finalize returns R's zero
 //     value.
 //
-// Finalize returns what reconcile returns (R is typically a controller's
-// result, such as a requeue), or an [*FinalizerError]. res is the resource
+// Finalize returns what reconcile returns (R is typically controller.Result,
+// so that Finalize is a reconciler's last line), or an [*FinalizerError]. res is the resource
 // obj belongs to, in any namespace (obj's own is used); obj is not
 // modified. The patches change only this finalizer and are refused when
 // the finalizers changed since obj was read (see FinalizerError), so
