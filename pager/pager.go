@@ -15,6 +15,11 @@
 // Config.PageBuffer decoded items wait between the fetcher and the callback,
 // so memory stays bounded however long the list.
 //
+// Pages does the same a page at a time, for a caller that works page by
+// page (the reflector takes one page per step): its Next returns a whole
+// page while the goroutine the iterator owns fetches and decodes the next
+// one, at most Config.PageBuffer items ahead. EachItem is built on it.
+//
 // # Items that do not decode
 //
 // An item that does not fit T is skipped by the decoder; the pager goes on
@@ -27,18 +32,18 @@
 // (410 Expired). With Config.FullListOnExpired set, the pager then lists
 // everything in one request at the latest state instead; Config.OnRestart, if
 // set, is called first, because items already handed out will be handed out
-// again.
+// again. Pages marks that full list's page with Page.Restart instead.
 package pager
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/codec"
-	"golang.org/x/sync/errgroup"
 )
 
 // DefaultPageSize is the page size when Config.PageSize is zero.
@@ -90,16 +95,26 @@ func (p *Pager[T]) pageSize() int64 {
 // List gathers the whole collection. The returned ListMeta is the last page's
 // (its resourceVersion is the list's).
 func (p *Pager[T]) List(ctx context.Context, opts metav1.ListOptions) ([]*T, metav1.ListMeta, error) {
-	var items []*T
-	meta, err := p.each(ctx, opts, func() {
-		items = items[:0]
-		if p.cfg.OnRestart != nil {
-			p.cfg.OnRestart()
+	var (
+		items   []*T
+		meta    metav1.ListMeta
+		skipped []codec.ItemError
+	)
+	err := p.run(ctx, opts, func(m mark[T]) error {
+		switch {
+		case m.restart:
+			items, skipped = items[:0], nil
+			p.onRestart()
+		case m.end:
+			meta, skipped = m.meta, append(skipped, m.skipped...)
+		default:
+			items = append(items, m.obj)
 		}
-	}, func(it *T) error {
-		items = append(items, it)
 		return nil
 	})
+	if err == nil {
+		err = itemErrors(skipped)
+	}
 	return items, meta, err
 }
 
@@ -108,85 +123,209 @@ func (p *Pager[T]) List(ctx context.Context, opts metav1.ListOptions) ([]*T, met
 // list and is returned (ErrStop stops it without error). The returned ListMeta
 // is the last page's.
 func (p *Pager[T]) EachItem(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
+	pages := p.Pages(ctx, opts)
+	defer pages.Close()
+	var (
+		meta    metav1.ListMeta
+		skipped []codec.ItemError
+	)
+	for {
+		m, err := pages.recv(ctx)
+		switch {
+		case err == io.EOF:
+			return meta, itemErrors(skipped)
+		case err != nil:
+			return meta, err
+		case m.restart:
+			skipped = nil
+			p.onRestart()
+		case m.end:
+			meta, skipped = m.meta, append(skipped, m.skipped...)
+		default:
+			if err := fn(m.obj); err != nil {
+				if errors.Is(err, ErrStop) {
+					err = nil
+				}
+				return meta, err
+			}
+		}
+	}
+}
+
+func (p *Pager[T]) onRestart() {
+	if p.cfg.OnRestart != nil {
+		p.cfg.OnRestart()
+	}
+}
+
+func itemErrors(skipped []codec.ItemError) error {
+	if len(skipped) == 0 {
+		return nil
+	}
+	return &codec.ItemErrors{Items: skipped}
+}
+
+// Page is one page of a list, as Pages.Next returns it.
+type Page[T any] struct {
+	// Items are the page's objects, in order, as decoded.
+	Items []*T
+	// Meta is the page's metadata: Meta.Continue is the next page's token,
+	// "" on the last page; Meta.ResourceVersion is the list's.
+	Meta metav1.ListMeta
+	// Restart is set on the one page of the full list that follows an
+	// expired continue token (Config.FullListOnExpired): it holds the whole
+	// collection again, at the latest state, so whatever the earlier pages
+	// gave must be dropped.
+	Restart bool
+	// Skipped lists the page's items that did not decode (see the package
+	// comment); Items leaves them out.
+	Skipped []codec.ItemError
+}
+
+// Last reports whether pg is the list's last page.
+func (pg Page[T]) Last() bool { return pg.Meta.Continue == "" }
+
+// Pages reads one list a page at a time: Next returns each page in turn while
+// one goroutine, which Pages owns, already fetches and decodes the following
+// page, at most Config.PageBuffer items ahead of Next. Config.OnRestart is not
+// called: Page.Restart says the same. Close stops the goroutine; call it
+// whenever the list is abandoned (after the last page or an error, it only
+// releases the context).
+type Pages[T any] struct {
+	marks  chan mark[T]
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // why marks was closed (nil: the list is complete); read after done
+}
+
+// mark is what the fetching goroutine hands on: an item, the end of a page,
+// or a restart before the full list after an expired continue token.
+type mark[T any] struct {
+	obj     *T
+	end     bool
+	meta    metav1.ListMeta
+	skipped []codec.ItemError
+	restart bool
+}
+
+// Pages starts listing the collection as opts says (see Pages). ctx bounds
+// the whole list; the caller must Close the result.
+func (p *Pager[T]) Pages(ctx context.Context, opts metav1.ListOptions) *Pages[T] {
 	buf := p.cfg.PageBuffer
 	if buf <= 0 {
 		buf = int(max(p.pageSize(), 1))
 	}
-	type item struct {
-		obj     *T
-		restart bool
-	}
-	ch := make(chan item, buf)
-	g, gctx := errgroup.WithContext(ctx)
-	var meta metav1.ListMeta
-	g.Go(func() error {
-		defer close(ch)
-		restart := func() {
+	ctx, cancel := context.WithCancel(ctx)
+	it := &Pages[T]{marks: make(chan mark[T], buf), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(it.done)
+		defer close(it.marks)
+		it.err = p.run(ctx, opts, func(m mark[T]) error {
 			select {
-			case ch <- item{restart: true}:
-			case <-gctx.Done():
-			}
-		}
-		var err error
-		meta, err = p.each(gctx, opts, restart, func(it *T) error {
-			select {
-			case ch <- item{obj: it}:
+			case it.marks <- m:
 				return nil
-			case <-gctx.Done():
-				return gctx.Err()
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		})
-		return err
-	})
-	g.Go(func() error {
-		for it := range ch {
-			if it.restart {
-				if p.cfg.OnRestart != nil {
-					p.cfg.OnRestart()
-				}
-				continue
-			}
-			if err := fn(it.obj); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	err := g.Wait()
-	if errors.Is(err, ErrStop) {
-		err = nil
-	}
-	return meta, err
+	}()
+	return it
 }
 
-// each runs the page loop, calling fn for every item as its page is decoded,
-// and restart before the items of a full list after an expired token.
-func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, restart func(), fn func(*T) error) (metav1.ListMeta, error) {
+// recv returns the next mark; io.EOF once the list is complete, or the error
+// that ended it.
+func (it *Pages[T]) recv(ctx context.Context) (mark[T], error) {
+	if err := ctx.Err(); err != nil {
+		return mark[T]{}, err
+	}
+	select {
+	case m, ok := <-it.marks:
+		if ok {
+			return m, nil
+		}
+		<-it.done
+		if it.err != nil {
+			return m, it.err
+		}
+		return m, io.EOF
+	case <-ctx.Done():
+		return mark[T]{}, ctx.Err()
+	}
+}
+
+// Next returns the next page. It returns io.EOF after the last page, and the
+// error that ended the list if it failed (a failed list ends there: list
+// again from the start).
+func (it *Pages[T]) Next(ctx context.Context) (Page[T], error) {
+	var pg Page[T]
+	for {
+		m, err := it.recv(ctx)
+		switch {
+		case err != nil:
+			return Page[T]{}, err
+		case m.restart:
+			// Items of a page cut short by the expired token are dropped
+			// with the rest.
+			pg = Page[T]{Restart: true}
+		case m.end:
+			pg.Meta, pg.Skipped = m.meta, m.skipped
+			return pg, nil
+		default:
+			pg.Items = append(pg.Items, m.obj)
+		}
+	}
+}
+
+// Close stops the goroutine fetching pages and waits for it to end. It may
+// be called more than once.
+func (it *Pages[T]) Close() {
+	it.cancel()
+	<-it.done
+}
+
+// run is the page loop. It hands every item to send as its page is decoded,
+// then the end of the page; after an expired continue token (with
+// FullListOnExpired) a restart, then the items of one full list. An error
+// from send ends the list.
+func (p *Pager[T]) run(ctx context.Context, opts metav1.ListOptions, send func(mark[T]) error) error {
 	opts.Limit = p.pageSize()
 	first := opts
-	var skipped []codec.ItemError
+	restarted := false
 	for {
-		meta, err := p.list(ctx, opts, fn)
+		meta, err := p.list(ctx, opts, func(it *T) error { return send(mark[T]{obj: it}) })
 		var ie *codec.ItemErrors
+		var skipped []codec.ItemError
 		if errors.As(err, &ie) {
 			// The page is complete but for items that do not fit T: note
 			// them and go on.
-			skipped, err = append(skipped, ie.Items...), nil
+			skipped, err = ie.Items, nil
 		}
-		if err != nil {
-			if opts.Continue != "" && p.cfg.FullListOnExpired && client.IsResourceExpired(err) {
-				return p.fullList(ctx, first, restart, fn)
+		switch {
+		case err != nil && opts.Continue != "" && p.cfg.FullListOnExpired && client.IsResourceExpired(err):
+			// The snapshot of the first page is gone: list everything in
+			// one request, at the latest state.
+			if err := send(mark[T]{restart: true}); err != nil {
+				return err
 			}
-			return meta, err
+			restarted = true
+			opts = first
+			opts.Limit = 0
+			opts.Continue = ""
+			opts.ResourceVersion = ""
+			opts.ResourceVersionMatch = ""
+			continue
+		case err != nil && restarted:
+			return fmt.Errorf("pager: full list after an expired continue token: %w", err)
+		case err != nil:
+			return err
+		case meta.Continue != "" && opts.Limit == 0:
+			return fmt.Errorf("pager: the server returned a continue token for an unpaged list")
+		}
+		if err := send(mark[T]{end: true, meta: meta, skipped: skipped}); err != nil {
+			return err
 		}
 		if meta.Continue == "" {
-			if len(skipped) > 0 {
-				return meta, &codec.ItemErrors{Items: skipped}
-			}
-			return meta, nil
-		}
-		if opts.Limit == 0 {
-			return meta, fmt.Errorf("pager: the server returned a continue token for an unpaged list")
+			return nil
 		}
 		// Continuation: only the token. The server serves the remaining pages
 		// at the first page's resourceVersion.
@@ -194,21 +333,6 @@ func (p *Pager[T]) each(ctx context.Context, opts metav1.ListOptions, restart fu
 		opts.ResourceVersion = ""
 		opts.ResourceVersionMatch = ""
 	}
-}
-
-// fullList lists everything in one request after a continue token expired.
-// The snapshot of the first page is gone, so it reads the latest state.
-func (p *Pager[T]) fullList(ctx context.Context, first metav1.ListOptions, restart func(), fn func(*T) error) (metav1.ListMeta, error) {
-	restart()
-	first.Limit = 0
-	first.Continue = ""
-	first.ResourceVersion = ""
-	first.ResourceVersionMatch = ""
-	meta, err := p.list(ctx, first, fn)
-	if err != nil {
-		return meta, fmt.Errorf("pager: full list after an expired continue token: %w", err)
-	}
-	return meta, nil
 }
 
 // ErrStop can be returned by an EachItem callback to end the list early without
