@@ -8,7 +8,9 @@
 // its data, and one step function moves from a state to the next, making the
 // store changes on the way. Run drives it, and owns the backoff:
 //
-//	listing(rv) ──paged list, store.Replace──▶ startWatch(rv of the list)
+//	listing(rv, items) ──a page──▶ listing(rv, items + the page's)
+//	listing(rv, items) ──the full list after an expired continue token──▶ listing(rv, its items only)
+//	listing(rv, items) ──the last page, store.Replace──▶ startWatch(rv of the list)
 //	listing("0") ──410 / too large──▶ listing("")
 //	startStreaming ──watch with sendInitialEvents──▶ streaming
 //	startStreaming ──400 / 422──▶ listing("0")            (streaming unsupported)
@@ -23,10 +25,13 @@
 //
 // The initial list asks for resourceVersion "0" (any state the server has
 // cached, cheapest for it) and falls back to "" (the latest) when the server
-// cannot serve it. After a 410 the relist reads the latest state. Items are
-// decoded one at a time as the list streams in and handed to the store in one
-// atomic Replace, so the store never shows a half-listed collection, and no
-// decoded list is held beside the cache.
+// cannot serve it. After a 410 the relist reads the latest state. A list is
+// taken a page per step, while the pager already fetches and decodes the next
+// page; items are decoded one at a time as each page streams in, and handed
+// to the store in one atomic Replace after the last page, so the store never
+// shows a half-listed collection, and no decoded list is held beside the
+// cache. A list abandoned mid-way (an error, Run's context done) stops its
+// pager.
 //
 // With UseStreamingList the reflector instead opens one watch with
 // sendInitialEvents=true: the server sends every object as ADDED, then a
@@ -133,6 +138,9 @@ type Reflector[T any] struct {
 	lw    ListerWatcher[T]
 	store Store[T]
 	cfg   Config[T]
+	// pager lists lw's collection in pages; a continue token that expires
+	// leads to one full list.
+	pager *pager.Pager[T]
 	// meta is T's object metadata (PT(obj), fixed by New at compile time).
 	meta func(*T) metav1.Object
 	// sleep waits d or until ctx is done, between retries (tests record it).
@@ -173,6 +181,7 @@ func New[T any, PT client.ObjectPtr[T]](lw ListerWatcher[T], store Store[T], cfg
 	}
 	r := &Reflector[T]{
 		lw: lw, store: store, cfg: cfg,
+		pager:   pager.New(lw.ListEach, pager.Config{PageSize: cfg.PageSize, FullListOnExpired: true}),
 		meta:    func(obj *T) metav1.Object { return PT(obj) },
 		sleep:   sleep,
 		syncedC: make(chan struct{}),
@@ -215,7 +224,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		backoff.WithRandomizationFactor(0.5),
 		backoff.WithMaxElapsedTime(0),
 	)
-	var st state = listing{rv: "0"} // the first list may be served from any state the server has
+	var st state = listing[T]{rv: "0"} // the first list may be served from any state the server has
 	if r.cfg.UseStreamingList {
 		st = startStreaming{}
 	}

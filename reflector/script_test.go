@@ -33,6 +33,9 @@ type script struct {
 	lists   []metav1.ListOptions
 	watches []metav1.ListOptions
 	stopped int // scripted watches stopped by the reflector
+	// abandoned counts lists the reflector stopped taking items from
+	// (the pager's context was cancelled while it handed one over).
+	abandoned int
 	list    func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error)
 	watch   func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error)
 }
@@ -66,6 +69,10 @@ func (s *script) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(
 	}
 	for _, it := range items {
 		if err := fn(it); err != nil {
+			s.mu.Lock()
+			s.abandoned++
+			s.cond.Broadcast()
+			s.mu.Unlock()
 			return meta, err
 		}
 	}
@@ -350,6 +357,145 @@ func TestScriptExpiredContinueFullList(t *testing.T) {
 	}
 	if _, watches := s.calls(); watches[0].ResourceVersion != "9" {
 		t.Errorf("watch from %q, want the full list's 9", watches[0].ResourceVersion)
+	}
+}
+
+// TestScriptPagedList: a list of three pages is taken a page at a time;
+// continuations carry only the token, the store is replaced once, after the
+// last page, with every page's items in order, and the watch starts from the
+// list's resourceVersion.
+func TestScriptPagedList(t *testing.T) {
+	s := newScript()
+	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+		switch opts.Continue {
+		case "":
+			return []*corev1.ConfigMap{cm("a", "1"), cm("b", "2")}, metav1.ListMeta{ResourceVersion: "5", Continue: "page-2"}, nil
+		case "page-2":
+			return []*corev1.ConfigMap{cm("c", "3"), cm("d", "4")}, metav1.ListMeta{ResourceVersion: "5", Continue: "page-3"}, nil
+		case "page-3":
+			return page("5", cm("e", "5"))
+		}
+		t.Errorf("unexpected list %+v", opts)
+		return nil, metav1.ListMeta{}, errors.New("unexpected")
+	}
+	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) { return nil, false, nil }
+	_, store, _ := start(t, s, reflector.Config[corev1.ConfigMap]{PageSize: 2})
+	s.waitFor(t, "the watch", func(s *script) bool { return len(s.watches) == 1 })
+	lists, watches := s.calls()
+	if len(lists) != 3 || lists[0].ResourceVersion != "0" || lists[0].Limit != 2 {
+		t.Fatalf("lists %+v, want 3 pages from rv \"0\"", lists)
+	}
+	for _, o := range lists[1:] {
+		if o.ResourceVersion != "" || o.ResourceVersionMatch != "" || o.Continue == "" {
+			t.Errorf("a continuation must carry only the token: %+v", o)
+		}
+	}
+	if _, replaces, replaced := store.snapshot(); !slices.Equal(replaced, []string{"a", "b", "c", "d", "e"}) || replaces != 1 {
+		t.Errorf("stored %v (%d replaces), want every page's items once", replaced, replaces)
+	}
+	if watches[0].ResourceVersion != "5" {
+		t.Errorf("watch from %q, want the list's 5", watches[0].ResourceVersion)
+	}
+}
+
+// TestScriptListAbandoned: a list that fails mid-way (here the transform of
+// an object of the first page, while the pager is already reading the
+// second) stops the pager at once, backs off, and lists again from the first
+// page at the same resourceVersion; nothing of the failed attempt is stored.
+func TestScriptListAbandoned(t *testing.T) {
+	s := newScript()
+	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+		if opts.Continue == "" {
+			return []*corev1.ConfigMap{cm("a", "1"), cm("bad", "2")}, metav1.ListMeta{ResourceVersion: "9", Continue: "page-2"}, nil
+		}
+		// More than the pager buffers (PageSize): the pager waits for room.
+		return page("9", cm("c", "3"), cm("d", "4"), cm("e", "5"), cm("f", "6"))
+	}
+	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) { return nil, false, nil }
+	failed := false
+	_, store, w := start(t, s, reflector.Config[corev1.ConfigMap]{PageSize: 2, Transform: func(obj *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+		if obj.Name == "bad" && !failed {
+			failed = true
+			waitLists(s, 2) // fail once the pager is reading ahead
+			return nil, errors.New("transform failed")
+		}
+		return obj, nil
+	}})
+	s.waitFor(t, "the abandoned list to stop", func(s *script) bool { return s.abandoned == 1 })
+	s.waitFor(t, "the watch", func(s *script) bool { return len(s.watches) == 1 })
+	lists, watches := s.calls()
+	if len(lists) != 4 || lists[2].ResourceVersion != "0" || lists[2].Continue != "" || lists[3].Continue != "page-2" {
+		t.Errorf("lists %+v, want the list again from its first page at rv \"0\"", lists)
+	}
+	if _, replaces, replaced := store.snapshot(); !slices.Equal(replaced, []string{"a", "bad", "c", "d", "e", "f"}) || replaces != 1 {
+		t.Errorf("stored %v (%d replaces), want the second attempt's items once", replaced, replaces)
+	}
+	if watches[0].ResourceVersion != "9" {
+		t.Errorf("watch from %q", watches[0].ResourceVersion)
+	}
+	if d := w.get(); len(d) != 1 {
+		t.Errorf("waits %v, want one backoff", d)
+	}
+}
+
+// TestScriptListCancelled: Run, stopped between two pages of a list while
+// the pager reads ahead, returns only once the pager has stopped.
+func TestScriptListCancelled(t *testing.T) {
+	s := newScript()
+	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+		if opts.Continue == "" {
+			return []*corev1.ConfigMap{cm("a", "1"), cm("b", "2")}, metav1.ListMeta{ResourceVersion: "9", Continue: "page-2"}, nil
+		}
+		// More than the pager buffers (PageSize): the pager waits for room.
+		return page("9", cm("c", "3"), cm("d", "4"), cm("e", "5"), cm("f", "6"))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := reflector.New[corev1.ConfigMap](s, newMapStore(), reflector.Config[corev1.ConfigMap]{
+		PageSize: 2,
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Transform: func(obj *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+			if obj.Name == "b" {
+				// The last object of the first page: stop Run once the pager
+				// reads the second.
+				waitLists(s, 2)
+				cancel()
+			}
+			return obj, nil
+		},
+	})
+	done := make(chan error)
+	go func() { done <- r.Run(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.lists) != 2 || s.abandoned != 1 {
+		t.Errorf("after Run returned: %d lists, %d stopped; want the second page's stopped", len(s.lists), s.abandoned)
+	}
+}
+
+// waitLists waits until the script has been asked for n lists, or 10
+// seconds. It does not fail the test: it runs in Run's goroutine, and the
+// test fails later if the list never comes.
+func waitLists(s *script, n int) {
+	wake := time.AfterFunc(10*time.Second, func() {
+		s.mu.Lock()
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	})
+	defer wake.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.lists) < n && time.Now().Before(deadline) {
+		s.cond.Wait()
 	}
 }
 

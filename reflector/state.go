@@ -19,13 +19,18 @@ import (
 type state interface{ stateName() string }
 
 // listing: list the whole collection at rv ("0": any cached state; "": the
-// latest), in pages, and replace the store's contents with it. The pages of
-// one list are one step: the pager fetches the next page while the items of
-// the current one are transformed, and the store changes only at the end
-// anyway (one Replace). The items gathered so far live in that step; the
-// pager's OnRestart drops them when an expired continue token restarts the
-// list.
-type listing struct{ rv string }
+// latest), one page per step, and replace the store's contents with it at
+// the last page. pages is the list under way, holding the continue token of
+// the next page (nil before the first page is asked for); its goroutine
+// fetches and decodes the next page while a step transforms the current one.
+// items are the transformed objects of the pages taken so far. When a
+// continue token expires, the pager lists everything again in one page at
+// the latest state, and the state after that page holds its items only.
+type listing[T any] struct {
+	rv    string
+	pages *pager.Pages[T]
+	items []*T
+}
 
 // startStreaming: open a watch with sendInitialEvents, to list by streaming.
 type startStreaming struct{}
@@ -61,14 +66,14 @@ type backingOff struct {
 	retry state
 }
 
-func (listing) stateName() string        { return "listing" }
+func (listing[T]) stateName() string     { return "listing" }
 func (startStreaming) stateName() string { return "startStreaming" }
 func (*streaming[T]) stateName() string  { return "streaming" }
 func (startWatch) stateName() string     { return "startWatch" }
 func (*watching[T]) stateName() string   { return "watching" }
 func (backingOff) stateName() string     { return "backingOff" }
 
-// closeState releases what st holds open (its watch).
+// closeState releases what st holds open (its watch, or its list's pages).
 func closeState(st state) {
 	switch s := st.(type) {
 	case interface{ close() }:
@@ -85,13 +90,19 @@ func (s *streaming[T]) close() {
 
 func (s *watching[T]) close() { s.w.Stop() }
 
-// step takes one step from st: at most one request (a whole paged list, or
+func (s listing[T]) close() {
+	if s.pages != nil {
+		s.pages.Close()
+	}
+}
+
+// step takes one step from st: at most one request (a page of a list, or
 // opening a watch) or one watch event, the store changes it makes, and the
 // state it leads to. It never sleeps: a failure leads to backingOff, which
 // Run waits out.
 func (r *Reflector[T]) step(ctx context.Context, st state) state {
 	switch s := st.(type) {
-	case listing:
+	case listing[T]:
 		return r.list(ctx, s)
 	case startStreaming:
 		return r.startStreaming(ctx)
@@ -106,58 +117,62 @@ func (r *Reflector[T]) step(ctx context.Context, st state) state {
 }
 
 // relist is where a 410 during a watch leads: a new list of the latest state.
-func relist(stream bool) state {
+func relist[T any](stream bool) state {
 	if stream {
 		return startStreaming{}
 	}
-	return listing{rv: ""}
+	return listing[T]{rv: ""}
 }
 
-// list reads the collection at s.rv page by page and replaces the store's
-// contents with it. If a continue token expires mid-way the pager lists
-// everything again in one request, and the items gathered so far are
-// dropped first.
-func (r *Reflector[T]) list(ctx context.Context, s listing) state {
-	var items []*T
-	p := pager.New(r.lw.ListEach, pager.Config{
-		PageSize:          r.cfg.PageSize,
-		FullListOnExpired: true,
-		OnRestart:         func() { items = items[:0] },
-	})
-	opts := r.cfg.ListOptions
-	opts.ResourceVersion = s.rv
-	opts.ResourceVersionMatch = ""
-	if s.rv != "" && s.rv != "0" {
-		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
-	}
-	meta, err := p.EachItem(ctx, opts, func(obj *T) error {
-		obj, err := r.transform(obj)
-		if err != nil {
-			return err
+// list takes one page of the list at s.rv (asking for the list on its first
+// step) and adds its items to those gathered; the last page replaces the
+// store's contents with them. The page of the full list that follows an
+// expired continue token starts the items afresh.
+func (r *Reflector[T]) list(ctx context.Context, s listing[T]) state {
+	if s.pages == nil {
+		opts := r.cfg.ListOptions
+		opts.ResourceVersion = s.rv
+		opts.ResourceVersionMatch = ""
+		if s.rv != "" && s.rv != "0" {
+			opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		}
-		items = append(items, obj)
-		return nil
-	})
-	var skipped *codec.ItemErrors
-	if errors.As(err, &skipped) {
+		s.pages = r.pager.Pages(ctx, opts)
+	}
+	pg, err := s.pages.Next(ctx)
+	if err == nil && len(pg.Skipped) > 0 {
 		// Objects that do not decode are reported and left out; the rest of
 		// the list is stored, so one bad object cannot keep the cache empty.
-		r.cfg.WatchErrorHandler(err)
-		err = nil
+		r.cfg.WatchErrorHandler(&codec.ItemErrors{Items: pg.Skipped})
+	}
+	items := s.items
+	if pg.Restart {
+		items = nil // the earlier pages' snapshot is gone; this page holds everything
+	}
+	for _, obj := range pg.Items {
+		if obj, err = r.transform(obj); err != nil {
+			break
+		}
+		items = append(items, obj)
 	}
 	if err != nil {
+		s.pages.Close()
 		if s.rv == "0" && (isExpired(err) || client.IsTooLargeResourceVersion(err)) {
 			// The server cannot serve "any": read the latest, at once.
 			r.cfg.WatchErrorHandler(err)
-			return listing{rv: ""}
+			return listing[T]{rv: ""}
 		}
-		return backingOff{err: err, retry: s}
+		return backingOff{err: err, retry: listing[T]{rv: s.rv}}
 	}
-	if err := r.store.Replace(items, meta.ResourceVersion); err != nil {
-		return backingOff{err: fmt.Errorf("reflector: storing the list: %w", err), retry: s}
+	if !pg.Last() {
+		return listing[T]{rv: s.rv, pages: s.pages, items: items}
 	}
-	r.setSynced(meta.ResourceVersion)
-	return startWatch{rv: meta.ResourceVersion}
+	s.pages.Close()
+	rv := pg.Meta.ResourceVersion
+	if err := r.store.Replace(items, rv); err != nil {
+		return backingOff{err: fmt.Errorf("reflector: storing the list: %w", err), retry: listing[T]{rv: s.rv}}
+	}
+	r.setSynced(rv)
+	return startWatch{rv: rv}
 }
 
 func (r *Reflector[T]) watchTimeout() *int64 {
@@ -183,7 +198,7 @@ func (r *Reflector[T]) startStreaming(ctx context.Context) state {
 	switch {
 	case client.IsInvalid(err) || client.IsBadRequest(err):
 		r.cfg.Logger.Info("reflector: the server does not support streaming lists; listing instead", "reflector", r.cfg.Name, "err", err)
-		return listing{rv: "0"}
+		return listing[T]{rv: "0"}
 	case err != nil:
 		return backingOff{err: err, retry: startStreaming{}}
 	}
@@ -204,7 +219,7 @@ func (r *Reflector[T]) streamInitial(ctx context.Context, s *streaming[T]) state
 		s.close()
 		r.cfg.Logger.Info("reflector: no end of the initial events; the server ignores sendInitialEvents, listing instead",
 			"reflector", r.cfg.Name, "after", r.cfg.InitialEventsTimeout, "received", len(s.items))
-		return listing{rv: "0"}
+		return listing[T]{rv: "0"}
 	case ev, ok = <-s.w.ResultChan():
 	}
 	s.idle.Reset(r.cfg.InitialEventsTimeout)
@@ -240,7 +255,7 @@ func (r *Reflector[T]) streamInitial(ctx context.Context, s *streaming[T]) state
 		s.close()
 		r.cfg.Logger.Info("reflector: a change event during the initial events; the server ignores sendInitialEvents, listing instead",
 			"reflector", r.cfg.Name, "type", ev.Type)
-		return listing{rv: "0"}
+		return listing[T]{rv: "0"}
 	}
 	obj, err := r.transform(ev.Object)
 	if err != nil {
@@ -262,7 +277,7 @@ func (r *Reflector[T]) startWatch(ctx context.Context, s startWatch) state {
 	switch {
 	case isExpired(err):
 		r.cfg.WatchErrorHandler(err)
-		return relist(s.stream) // at once, as client-go does
+		return relist[T](s.stream) // at once, as client-go does
 	case err != nil:
 		return backingOff{err: err, retry: s}
 	}
@@ -289,7 +304,7 @@ func (r *Reflector[T]) watchEvent(ctx context.Context, s *watching[T]) state {
 		s.close()
 		if isExpired(ev.Err) {
 			r.cfg.WatchErrorHandler(ev.Err)
-			return relist(s.stream)
+			return relist[T](s.stream)
 		}
 		// A broken stream: watch again from rv, after a backoff.
 		return backingOff{err: ev.Err, retry: startWatch{rv: s.rv, stream: s.stream}}
