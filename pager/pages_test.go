@@ -144,7 +144,9 @@ func TestPagesExpiredContinue(t *testing.T) {
 	var calls []metav1.ListOptions
 	list := func(ctx context.Context, opts metav1.ListOptions, each func(*corev1.ConfigMap) error) (metav1.ListMeta, error) {
 		calls = append(calls, opts)
-		cm := func(name string) *corev1.ConfigMap { return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+		cm := func(name string) *corev1.ConfigMap {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		}
 		switch opts.Continue {
 		case "":
 			if opts.Limit == 0 {

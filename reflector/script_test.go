@@ -36,8 +36,8 @@ type script struct {
 	// abandoned counts lists the reflector stopped taking items from
 	// (the pager's context was cancelled while it handed one over).
 	abandoned int
-	list    func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error)
-	watch   func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error)
+	list      func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error)
+	watch     func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error)
 }
 
 func newScript() *script {
