@@ -138,9 +138,6 @@ type Reflector[T any] struct {
 	lw    ListerWatcher[T]
 	store Store[T]
 	cfg   Config[T]
-	// pager lists lw's collection in pages; a continue token that expires
-	// leads to one full list.
-	pager *pager.Pager[T]
 	// meta is T's object metadata (PT(obj), fixed by New at compile time).
 	meta func(*T) metav1.Object
 	// sleep waits d or until ctx is done, between retries (tests record it).
@@ -181,7 +178,6 @@ func New[T any, PT client.ObjectPtr[T]](lw ListerWatcher[T], store Store[T], cfg
 	}
 	r := &Reflector[T]{
 		lw: lw, store: store, cfg: cfg,
-		pager:   pager.New(lw.ListEach, pager.Config{PageSize: cfg.PageSize, FullListOnExpired: true}),
 		meta:    func(obj *T) metav1.Object { return PT(obj) },
 		sleep:   sleep,
 		syncedC: make(chan struct{}),

@@ -136,7 +136,9 @@ func (r *Reflector[T]) list(ctx context.Context, s listing[T]) state {
 		if s.rv != "" && s.rv != "0" {
 			opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		}
-		s.pages = r.pager.Pages(ctx, opts)
+		// A continue token that expires leads to one full list.
+		p := pager.New(r.lw.ListEach, pager.Config{PageSize: r.cfg.PageSize, FullListOnExpired: true})
+		s.pages = p.Pages(ctx, opts)
 	}
 	pg, err := s.pages.Next(ctx)
 	if err == nil && len(pg.Skipped) > 0 {
