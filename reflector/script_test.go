@@ -398,19 +398,25 @@ func TestScriptPagedList(t *testing.T) {
 	}
 }
 
+// readAhead lists two pages at rv 9: a and second, then four objects, more
+// than the pager buffers at PageSize 2, so that it waits for room while the
+// reflector holds the first page.
+func readAhead(second string) func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+	return func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+		if opts.Continue == "" {
+			return []*corev1.ConfigMap{cm("a", "1"), cm(second, "2")}, metav1.ListMeta{ResourceVersion: "9", Continue: "page-2"}, nil
+		}
+		return page("9", cm("c", "3"), cm("d", "4"), cm("e", "5"), cm("f", "6"))
+	}
+}
+
 // TestScriptListAbandoned: a list that fails mid-way (here the transform of
 // an object of the first page, while the pager is already reading the
 // second) stops the pager at once, backs off, and lists again from the first
 // page at the same resourceVersion; nothing of the failed attempt is stored.
 func TestScriptListAbandoned(t *testing.T) {
 	s := newScript()
-	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
-		if opts.Continue == "" {
-			return []*corev1.ConfigMap{cm("a", "1"), cm("bad", "2")}, metav1.ListMeta{ResourceVersion: "9", Continue: "page-2"}, nil
-		}
-		// More than the pager buffers (PageSize): the pager waits for room.
-		return page("9", cm("c", "3"), cm("d", "4"), cm("e", "5"), cm("f", "6"))
-	}
+	s.list = readAhead("bad")
 	s.watch = func(n int, opts metav1.ListOptions) ([]cmEvent, bool, error) { return nil, false, nil }
 	failed := false
 	_, store, w := start(t, s, reflector.Config[corev1.ConfigMap]{PageSize: 2, Transform: func(obj *corev1.ConfigMap) (*corev1.ConfigMap, error) {
@@ -442,13 +448,7 @@ func TestScriptListAbandoned(t *testing.T) {
 // the pager reads ahead, returns only once the pager has stopped.
 func TestScriptListCancelled(t *testing.T) {
 	s := newScript()
-	s.list = func(n int, opts metav1.ListOptions) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
-		if opts.Continue == "" {
-			return []*corev1.ConfigMap{cm("a", "1"), cm("b", "2")}, metav1.ListMeta{ResourceVersion: "9", Continue: "page-2"}, nil
-		}
-		// More than the pager buffers (PageSize): the pager waits for room.
-		return page("9", cm("c", "3"), cm("d", "4"), cm("e", "5"), cm("f", "6"))
-	}
+	s.list = readAhead("b")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := reflector.New[corev1.ConfigMap](s, newMapStore(), reflector.Config[corev1.ConfigMap]{
