@@ -24,7 +24,8 @@
 //
 // An item that does not fit T is skipped by the decoder; the pager goes on
 // with the following items and pages and returns a *codec.ItemErrors listing
-// every skipped item once the list is complete.
+// every skipped item once the list is complete (Pages gives each page's in
+// Page.Skipped).
 //
 // # Expired continue tokens
 //
@@ -60,16 +61,17 @@ type Config struct {
 	// negative: one unpaged request).
 	PageSize int64
 	// PageBuffer bounds how many decoded items may wait for the EachItem
-	// callback while the next page is fetched (default PageSize, or 1 when
-	// unpaged).
+	// callback, or for Pages.Next, while the next page is fetched (default
+	// PageSize, or 1 when unpaged).
 	PageBuffer int
 	// FullListOnExpired makes the pager fall back to one unpaged list at the
 	// latest state when a continue token has expired (default false: the
 	// 410 is returned).
 	FullListOnExpired bool
-	// OnRestart, if set, is called before the items of that fallback list
-	// are handed out, so the caller can drop what it gathered from the
-	// earlier pages (default nil: nothing to drop).
+	// OnRestart, if set, is called by List and EachItem before the items of
+	// that fallback list are handed out, so the caller can drop what it
+	// gathered from the earlier pages (default nil: nothing to drop). Pages
+	// does not call it: it sets Page.Restart.
 	OnRestart func()
 }
 
