@@ -141,7 +141,9 @@ func (w *world) trace(identity string, leading bool, at time.Time) {
 	defer w.mu.Unlock()
 	if leading {
 		for _, iv := range w.intervals {
-			if iv.end.IsZero() || iv.end.After(at) {
+			if iv.end.IsZero() {
+				w.t.Errorf("split brain: %s leads from %v while %s still leads (since %v)", identity, at.Sub(epoch), iv.identity, iv.start.Sub(epoch))
+			} else if iv.end.After(at) {
 				w.t.Errorf("split brain: %s leads from %v while %s leads [%v, %v)", identity, at.Sub(epoch), iv.identity, iv.start.Sub(epoch), iv.end.Sub(epoch))
 			}
 		}

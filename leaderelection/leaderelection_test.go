@@ -153,8 +153,11 @@ func TestLostLeaseStopsWorkBeforeExpiry(t *testing.T) {
 	a := w.start(cfg)
 	// Registered after start, so that it ends first when the test does.
 	hang := make(chan struct{})
-	var unhang sync.Once
-	t.Cleanup(func() { unhang.Do(func() { close(hang) }) })
+	var unhang, unblock sync.Once
+	t.Cleanup(func() {
+		unblock.Do(func() { close(release) })
+		unhang.Do(func() { close(hang) })
+	})
 	var hung sync.Once
 	hanging := make(chan struct{})
 	w.f.PrependReactor("update", "leases", func(a fake.Action) (bool, any, error) {
@@ -194,7 +197,7 @@ func TestLostLeaseStopsWorkBeforeExpiry(t *testing.T) {
 		t.Fatal("Run returned before the work did")
 	default:
 	}
-	close(release)
+	unblock.Do(func() { close(release) })
 	select {
 	case <-a.done:
 		t.Fatal("Run returned before the renewal in flight did")
@@ -261,7 +264,7 @@ func TestReleaseOnCancel(t *testing.T) {
 // soon as two terms overlap in fake time. Faults then stop, and one leader
 // must emerge.
 func TestNoSplitBrainUnderFaults(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
 		t.Run("seed"+string(rune('0'+seed)), func(t *testing.T) { chaos(t, seed) })
 	}
 }
@@ -278,11 +281,11 @@ func chaos(t *testing.T, seed uint64) {
 			return false, nil, nil
 		}
 		mu.Lock()
-		on, r := faults, rng.Float64()
-		mu.Unlock()
-		if !on {
+		defer mu.Unlock()
+		if !faults {
 			return false, nil, nil
 		}
+		r := rng.Float64()
 		gr := metav1.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
 		switch {
 		case r < 0.15:
@@ -321,7 +324,9 @@ func chaos(t *testing.T, seed uint64) {
 	for i := range 600 {
 		// Now and then partition or heal a candidate.
 		if i%37 == 0 {
+			mu.Lock()
 			id := ids[rng.IntN(len(ids))]
+			mu.Unlock()
 			running[id].partitioned.Store(!running[id].partitioned.Load())
 			injected[3]++
 		}
@@ -349,6 +354,8 @@ func chaos(t *testing.T, seed uint64) {
 	}
 	w.step(20 * time.Second)
 	leader := w.leader()
+	mu.Lock()
+	defer mu.Unlock()
 	t.Logf("seed %d: terms %v, injected conflicts/errors/lost answers/partition flips %v, leader %s", seed, w.terms(), injected, leader)
 	if len(w.terms()) < 2 {
 		t.Errorf("terms %v: the faults never moved the lease", w.terms())
