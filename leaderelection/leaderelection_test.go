@@ -171,7 +171,7 @@ func TestLostLeaseStopsWorkBeforeExpiry(t *testing.T) {
 	w.settle()
 	w.step(2 * time.Second) // renewed at 2s
 	w.clock.Step(2 * time.Second)
-	<-hanging // the renewal started at 4s hangs
+	<-hanging                     // the renewal started at 4s hangs
 	w.clock.Step(7 * time.Second) // 11s
 	if n := w.clock.Timers(); n != 1 {
 		t.Fatalf("%d timers armed at 11s, want the renew deadline alone", n)
