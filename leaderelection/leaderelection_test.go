@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,14 +221,43 @@ func TestReleaseOnCancel(t *testing.T) {
 			cfg.ReleaseOnCancel = release
 			var stoppedCalls int
 			cfg.OnStoppedLeading = func() { stoppedCalls++ }
+			finish := make(chan struct{})
+			var finished atomic.Bool
+			cfg.OnStartedLeading = func(ctx context.Context) {
+				<-ctx.Done()
+				<-finish // the work takes a while to stop
+				finished.Store(true)
+			}
 			a := w.start(cfg)
+			t.Cleanup(func() {
+				select {
+				case <-finish:
+				default:
+					close(finish)
+				}
+			})
 			w.settle()
 			b := w.start(w.config("b"))
 			w.step(4 * time.Second)
 
 			a.cancel()
+			// Neither Run nor the release may go ahead of the work. (A
+			// negative check: it cannot fail a correct implementation, and
+			// a broken one would not take this long.)
+			select {
+			case <-a.done:
+				t.Fatal("Run returned while the work was running")
+			case <-time.After(100 * time.Millisecond):
+			}
+			if l := w.lease(); str(l.Spec.HolderIdentity) != `"a"` {
+				t.Fatalf("lease released while the work was running: holder %s", str(l.Spec.HolderIdentity))
+			}
+			close(finish)
 			if err := w.wait(a); err != nil {
 				t.Fatalf("Run: %v", err)
+			}
+			if !finished.Load() {
+				t.Error("Run returned before the work")
 			}
 			if stoppedCalls != 1 {
 				t.Errorf("OnStoppedLeading called %d times", stoppedCalls)
@@ -247,6 +277,9 @@ func TestReleaseOnCancel(t *testing.T) {
 				}
 				if l := w.lease(); *l.Spec.LeaseTransitions != 1 || *l.Spec.LeaseDurationSeconds != 15 {
 					t.Fatalf("lease taken after release: %+v", l.Spec)
+				}
+				if got := w.newLeaderCalls("b"); !slices.Equal(got, []string{"a", "b"}) {
+					t.Errorf("b's OnNewLeader calls %v, want [a b]", got)
 				}
 			} else if l := w.leaders(); len(l) != 0 {
 				t.Fatalf("leaders %v before the kept lease expired", l)
@@ -359,5 +392,42 @@ func chaos(t *testing.T, seed uint64) {
 	t.Logf("seed %d: terms %v, injected conflicts/errors/lost answers/partition flips %v, leader %s", seed, w.terms(), injected, leader)
 	if len(w.terms()) < 2 {
 		t.Errorf("terms %v: the faults never moved the lease", w.terms())
+	}
+}
+
+// TestOnNewLeaderOrder: OnNewLeader gets the holders in order, one call
+// per change, not the empty holder of a released Lease, and never waits
+// for the election (nor the election for it).
+func TestOnNewLeaderOrder(t *testing.T) {
+	calls := make(chan string)
+	unblock := make(chan struct{})
+	le := &LeaderElector{notify: newNotifier(func(id string) {
+		calls <- id
+		<-unblock
+	})}
+	defer le.notify.stop()
+	lease := func(rv string, holder *string) *coordinationv1.Lease {
+		return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}, Spec: coordinationv1.LeaseSpec{HolderIdentity: holder}}
+	}
+	a, b := "a", "b"
+	le.observe(lease("1", &a), epoch)
+	if got := <-calls; got != "a" {
+		t.Fatalf("first call %q, want a", got)
+	}
+	// While the callback runs: a renewal, a release, a renewal; none
+	// blocks.
+	le.observe(lease("2", &a), epoch)
+	le.observe(lease("3", nil), epoch)
+	if got := le.Leader(); got != "" {
+		t.Errorf("Leader() after release = %q", got)
+	}
+	unblock <- struct{}{}
+	le.observe(lease("4", &b), epoch)
+	if got := <-calls; got != "b" {
+		t.Fatalf("second call %q, want b", got)
+	}
+	close(unblock)
+	if got := le.Leader(); got != "b" {
+		t.Errorf("Leader() = %q, want b", got)
 	}
 }
