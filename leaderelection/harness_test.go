@@ -260,10 +260,26 @@ func (w *world) terms() []string {
 	return ids
 }
 
-func (w *world) newLeaderCalls(identity string) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.newLeaders[identity])
+// newLeaderCalls returns identity's OnNewLeader calls once the last one is
+// want's last (they are made on their own goroutine), and checks they are
+// want.
+func (w *world) checkNewLeaderCalls(identity string, want ...string) {
+	w.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	poll := time.NewTicker(time.Millisecond)
+	defer poll.Stop()
+	for {
+		w.mu.Lock()
+		got := slices.Clone(w.newLeaders[identity])
+		w.mu.Unlock()
+		if len(got) > 0 && got[len(got)-1] == want[len(want)-1] || time.Now().After(deadline) {
+			if !slices.Equal(got, want) {
+				w.t.Errorf("%s's OnNewLeader calls %v, want %v", identity, got, want)
+			}
+			return
+		}
+		<-poll.C
+	}
 }
 
 func str(p *string) string {
