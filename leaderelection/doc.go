@@ -51,12 +51,13 @@
 // OnStoppedLeading has been called, and a LeaderElector does not stand
 // again, so a replica never re-acquires while its old work still runs.
 //
-// This is the case controller-runtime issue 3298 is about: when leading
-// ends, work that keeps running (or is only told to stop later) overlaps
-// with the next leader. Here the cancellation is bounded by RenewDeadline
-// after the last renewal; what the package cannot bound is how long
-// OnStartedLeading takes to return once cancelled. Work that must never
-// overlap with another leader's has to stop within
+// Work that outlives its lease is how leader election goes wrong in
+// practice (kapi's issue points to controller-runtime issue 3298;
+// cilium/cilium#42920 describes operators whose shutdown ignored the renew
+// deadline and ran as two leaders). Here the cancellation is bounded by
+// RenewDeadline after the last renewal; what the package cannot bound is
+// how long OnStartedLeading takes to return once cancelled. Work that must
+// never overlap with another leader's has to stop within
 // LeaseDuration-RenewDeadline, or exit the process.
 //
 // The guarantee assumes the replicas' clocks run at about the same rate (not
