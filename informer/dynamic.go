@@ -21,44 +21,58 @@ func NewDynamicListerWatcher(c *client.Client, gvr client.GroupVersionResource, 
 	return newDynamicLW(c, client.Dynamic(c).Resource(gvr), gvr, ns)
 }
 
-func newDynamicLW(c *client.Client, res client.Resource[unstructured.Unstructured], gvr client.GroupVersionResource, ns string) *dynamicLW {
-	return &dynamicLW{c: c, gvr: gvr, ns: ns, res: res, resolved: ns == ""}
+func newDynamicLW(c *client.Client, res client.Resource[unstructured.Unstructured], gvr client.GroupVersionResource, ns string) *lazyLW[unstructured.Unstructured, client.Resource[unstructured.Unstructured]] {
+	return &lazyLW[unstructured.Unstructured, client.Resource[unstructured.Unstructured]]{c: c, gvr: gvr, ns: ns, res: res, resolved: ns == ""}
 }
 
-// dynamicLW is a dynamic Resource whose namespace is set once the
-// resource's scope is known.
-type dynamicLW struct {
+// scopable is a client of one resource that can be scoped to a namespace:
+// a client.Resource or a client.MetadataResource.
+type scopable[T any, R any] interface {
+	reflector.ListerWatcher[T]
+	Namespace(ns string) R
+}
+
+// lazyLW is a client of a resource known by its GroupVersionResource alone,
+// whose namespace is set, and whose kind is learnt, once the RESTMapper has
+// told the resource's scope and kind.
+type lazyLW[T any, R scopable[T, R]] struct {
 	c   *client.Client
 	gvr client.GroupVersionResource
 	ns  string
 
 	mu       sync.Mutex
-	res      client.Resource[unstructured.Unstructured]
-	resolved bool // res has its namespace
+	res      R
+	kind     client.GroupVersionKind // once resolved by a lookup
+	resolved bool                    // res has its namespace
+	failed   error                   // if set, what every call fails with
 }
 
-// resource returns the dynamic Resource to use, resolving the resource's
-// scope once when a namespace was asked for. A failed lookup is returned
-// (the reflector retries) and tried again next time.
-func (d *dynamicLW) resource(ctx context.Context) (client.Resource[unstructured.Unstructured], error) {
+// resource returns the client to use, resolving the resource's scope and
+// kind once if need be. A failed lookup is returned (the reflector
+// retries) and tried again next time.
+func (d *lazyLW[T, R]) resource(ctx context.Context) (R, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.failed != nil {
+		return d.res, d.failed
+	}
 	if d.resolved {
 		return d.res, nil
 	}
 	m, err := d.c.RESTMapper().ResourceFor(ctx, d.gvr)
 	if err != nil {
-		return nil, fmt.Errorf("informer: finding the scope of %s: %w", d.gvr.GroupResource(), err)
+		return d.res, fmt.Errorf("informer: looking up the resource %s: %w", d.gvr.GroupResource(), err)
 	}
 	if m.Namespaced {
 		d.res = d.res.Namespace(d.ns)
 	}
+	d.kind = m.Kind
 	d.resolved = true
 	return d.res, nil
 }
 
-// ListEach lists with the dynamic Resource.
-func (d *dynamicLW) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*unstructured.Unstructured) error) (metav1.ListMeta, error) {
+// ListEach lists with the client.
+func (d *lazyLW[T, R]) ListEach(ctx context.Context, opts metav1.ListOptions, fn func(*T) error) (metav1.ListMeta, error) {
 	res, err := d.resource(ctx)
 	if err != nil {
 		return metav1.ListMeta{}, err
@@ -66,8 +80,8 @@ func (d *dynamicLW) ListEach(ctx context.Context, opts metav1.ListOptions, fn fu
 	return res.ListEach(ctx, opts, fn)
 }
 
-// Watch watches with the dynamic Resource.
-func (d *dynamicLW) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[unstructured.Unstructured], error) {
+// Watch watches with the client.
+func (d *lazyLW[T, R]) Watch(ctx context.Context, opts metav1.ListOptions) (client.Watcher[T], error) {
 	res, err := d.resource(ctx)
 	if err != nil {
 		return nil, err

@@ -75,6 +75,14 @@ type FactoryConfig struct {
 	// ByResource overrides the defaults above for the dynamic informers
 	// of some resources (Factory.ForResource), by resource.
 	ByResource map[client.GroupVersionResource]Object[unstructured.Unstructured]
+	// ByMetadata overrides the defaults above for the metadata-only
+	// informers of some resources ([ForMetadata], Factory.ForMetadataResource), by
+	// resource. ByObject and ByResource do not apply to metadata
+	// informers: the metadata of pods is a cache of its own, beside the
+	// full pods', as controller-runtime's ByObject keys
+	// PartialObjectMetadata apart from the typed object, and its
+	// transform is typed on PartialObjectMetadata.
+	ByMetadata map[client.GroupVersionResource]Object[metav1.PartialObjectMetadata]
 }
 
 // ObjectConfig is an entry of FactoryConfig.ByObject: an [Object] of some
@@ -136,7 +144,10 @@ type runnable interface {
 // informerKey identifies a shared informer in a factory.
 type informerKey struct {
 	typ reflect.Type
-	gvr client.GroupVersionResource // dynamic informers only
+	gvr client.GroupVersionResource // dynamic and metadata informers only
+	// metadata marks the metadata informers (keyed by gvr, or by the
+	// unregistered type they were asked for by).
+	metadata bool
 }
 
 // scope is what selects the objects of an informer.
@@ -222,11 +233,7 @@ func (f *Factory) ForResource(gvr client.GroupVersionResource) Informer[unstruct
 	}
 	o := f.cfg.ByResource[gvr]
 	sc := f.scope(o.scope())
-	name := gvr.Resource
-	if gvr.Group != "" {
-		name += "." + gvr.Group
-	}
-	name = informerName(gvr.Version+"/"+name, sc)
+	name := informerName(resourceName(gvr), sc)
 	lw := newDynamicLW(f.c, client.Dynamic(f.c).Resource(gvr).WithDecodeOptions(f.decodeOptions()), gvr, sc.namespace)
 	inf := New[unstructured.Unstructured](lw, Config[unstructured.Unstructured]{
 		Reflector:    reflectorConfig(f.cfg, sc, name, o.Transform),
@@ -266,6 +273,16 @@ func (o Object[T]) scope() scope { return scope{o.Namespace, o.LabelSelector, o.
 func (f *Factory) addLocked(key informerKey, inf runnable) {
 	f.informers[key] = inf
 	f.order = append(f.order, key)
+}
+
+// resourceName names a resource in informer names: "v1/pods",
+// "v1/deployments.apps".
+func resourceName(gvr client.GroupVersionResource) string {
+	name := gvr.Resource
+	if gvr.Group != "" {
+		name += "." + gvr.Group
+	}
+	return gvr.Version + "/" + name
 }
 
 func informerName(what string, sc scope) string {
