@@ -136,7 +136,8 @@
 // handler of all its informers, and per-type overrides, as
 // controller-runtime's cache.Options.ByObject: ByObject takes an [Object]
 // per Go type (namespace, selectors, and a Transform typed func(*T) (*T,
-// error)), ByResource one per resource for dynamic informers.
+// error)), ByResource one per resource for dynamic informers, ByMetadata
+// one per resource for metadata-only informers.
 //
 //	f := informer.NewFactory(c, informer.FactoryConfig{
 //		Namespace:         "web",
@@ -146,8 +147,10 @@
 //		},
 //	})
 //
-// [For] returns the informer for a Go type and [Factory.ForResource] the
-// dynamic informer for a resource: one per type (or resource) and factory,
+// [For] returns the informer for a Go type, [Factory.ForResource] the
+// dynamic informer for a resource, and [ForMetadata] and
+// [Factory.ForMetadataResource] the metadata-only informer of a resource:
+// one per type (or resource) and factory,
 // so that the same type always gives the same informer. To cache one type
 // in two scopes, use two factories. Start runs every informer asked for so
 // far that is not running yet; WaitForCacheSync waits for them to sync;
@@ -161,8 +164,29 @@
 // Factory.ForResource caches objects of any resource as
 // unstructured.Unstructured (an Informer[unstructured.Unstructured]),
 // listing and watching with the dynamic client through
-// [NewDynamicListerWatcher]. The factory's namespace applies to namespaced resources; for a cluster-scoped one
-// (found through the client's RESTMapper) it is ignored.
+// [NewDynamicListerWatcher]. The factory's namespace applies to
+// namespaced resources; for a cluster-scoped one (found through the
+// client's RESTMapper) it is ignored.
+//
+// # Metadata-only informers
+//
+// A controller that reads only names, labels, annotations, owner
+// references or finalizers caches metadata alone: [ForMetadata] (the
+// resource of a Go type, as informer.ForMetadata[corev1.Pod](f)) and
+// [Factory.ForMetadataResource] (any resource, by GroupVersionResource)
+// return an Informer[metav1.PartialObjectMetadata] that lists and watches
+// with the metadata client (client.Metadata), in protobuf or JSON as the
+// client prefers. One metadata informer per resource and factory: both
+// give the same one. It takes the factory's namespace (ignored for
+// cluster-scoped resources), selectors, resync period and
+// DropManagedFields — which matters most here, managedFields being most of
+// what remains of an object's metadata — and its overrides from
+// FactoryConfig.ByMetadata, by resource, with a transform typed on
+// PartialObjectMetadata; ByObject and ByResource apply to the full caches
+// only. Cached objects carry the kind and apiVersion of the resource's
+// objects (Kind "Pod", APIVersion "v1"), not PartialObjectMetadata's. A
+// cached pod's metadata takes about a tenth of the memory of the pod, a
+// twentieth with DropManagedFields (BenchmarkCacheHeap).
 //
 // # Objects are shared
 //

@@ -268,3 +268,52 @@ func ExampleResyncHandler() {
 	// Output:
 	// resync settings
 }
+
+// A metadata-only informer caches the metadata of the objects of a
+// resource — names, labels, owners, finalizers — at a fraction of the
+// memory of the objects, here the ConfigMaps of namespace "web" without
+// their managedFields. Handlers and the lister get
+// metav1.PartialObjectMetadata with the kind of the resource.
+func ExampleForMetadata() {
+	c, stop := exampleClient()
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+
+	f := informer.NewFactory(c, informer.FactoryConfig{Namespace: "web", DropManagedFields: true})
+	cms := informer.ForMetadata[corev1.ConfigMap](f)
+	// The same informer, by resource, as a program that has no Go type
+	// for it asks for it.
+	same := f.ForMetadataResource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"})
+	fmt.Println("shared:", same == cms)
+	events := make(chan string, 10)
+	reg, err := cms.AddEventHandler(informer.HandlerFuncs[metav1.PartialObjectMetadata]{
+		AddFunc: func(m *metav1.PartialObjectMetadata, _ bool) {
+			events <- fmt.Sprintf("add %s %s/%s labels %v", m.APIVersion, m.Kind, m.Name, m.Labels)
+		},
+		UpdateFunc: func(_, m *metav1.PartialObjectMetadata) { events <- "update " + m.Name + " finalizers " + fmt.Sprint(m.Finalizers) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	f.Start(ctx)
+	if err := informer.WaitForSync(ctx, reg); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-events)
+
+	typed := client.For[corev1.ConfigMap](c).Namespace("web")
+	cm, _ := typed.Get(ctx, "settings", metav1.GetOptions{})
+	cm.Finalizers = []string{"example.com/cleanup"}
+	_, _ = typed.Update(ctx, cm, metav1.UpdateOptions{})
+	fmt.Println(<-events)
+	m, _ := cms.Lister().Namespace("web").Get("settings")
+	fmt.Println("cached:", m.Name, m.Finalizers, "managedFields:", len(m.ManagedFields))
+
+	cancel()
+	f.Shutdown()
+	// Output:
+	// shared: true
+	// add v1 ConfigMap/settings labels map[app:web]
+	// update settings finalizers [example.com/cleanup]
+	// cached: settings [example.com/cleanup] managedFields: 0
+}
