@@ -161,11 +161,21 @@ func seedOne(ctx context.Context, c *client.Client, resource, ns string, i int) 
 		if err != nil {
 			return err
 		}
-		if err := codec.UnmarshalJSON([]byte(podStatusJSON(i)), &created.Status); err != nil {
-			return fmt.Errorf("pod status template: %w", err)
+		// The reference server's own controllers may write the new pod
+		// first (a conflict): set the status on what it holds then.
+		for range 5 {
+			if err := codec.UnmarshalJSON([]byte(podStatusJSON(i)), &created.Status); err != nil {
+				return fmt.Errorf("pod status template: %w", err)
+			}
+			_, err = pods.UpdateStatus(ctx, created, metav1.UpdateOptions{FieldManager: managerStatus})
+			if !client.IsConflict(err) {
+				return err
+			}
+			if created, err = pods.Get(ctx, p.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
 		}
-		_, err = pods.UpdateStatus(ctx, created, metav1.UpdateOptions{FieldManager: managerStatus})
-		return err
+		return fmt.Errorf("pod %s: status still conflicting after 5 tries", p.Name)
 	}
 	return fmt.Errorf("unknown resource %q", resource)
 }
