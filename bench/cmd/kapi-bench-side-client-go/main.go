@@ -1,6 +1,7 @@
 // Command kapi-bench-side-client-go is the client-go half of kapi-bench: it
 // runs one shared informer from a SharedInformerFactory over the typed
-// clientset, with the options the harness gives, measures it, and prints a
+// clientset (or, with -metadata, from a metadatainformer factory over the
+// metadata client, which always speaks protobuf), with the options the harness gives, measures it, and prints a
 // sidekit.Result. It links client-go only; the harness starts it as a child
 // process so that its heap and peak RSS are its own.
 //
@@ -21,8 +22,11 @@ import (
 
 	"github.com/kapi-dev/kapi/bench/internal/sidekit"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -98,24 +102,50 @@ func run(ctx context.Context, a *sidekit.Args) (*sidekit.Result, error) {
 		// unless WatchListPageSize is set, which the factory does not expose.
 		return nil, fmt.Errorf("client-go's informer lists in pages of 500; -page-size %d is not supported", a.PageSize)
 	}
-	opts := []informers.SharedInformerOption{informers.WithNamespace(a.Namespace)}
+	var transform cache.TransformFunc
 	if a.DropManagedFields {
-		opts = append(opts, informers.WithTransform(func(obj any) (any, error) {
+		transform = func(obj any) (any, error) {
 			if m, ok := obj.(metav1.Object); ok {
 				m.SetManagedFields(nil)
 			}
 			return obj, nil
-		}))
+		}
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
-	var inf cache.SharedIndexInformer
-	switch a.Resource {
-	case "pods":
-		inf = factory.Core().V1().Pods().Informer()
-	case "configmaps":
-		inf = factory.Core().V1().ConfigMaps().Informer()
-	default:
+	var (
+		factory interface {
+			Start(stopCh <-chan struct{})
+			Shutdown()
+		}
+		inf cache.SharedIndexInformer
+	)
+	if a.Resource != "pods" && a.Resource != "configmaps" {
 		return nil, fmt.Errorf("unknown resource %q", a.Resource)
+	}
+	if a.Metadata {
+		mc, err := metadata.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		mf := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, a.Namespace, nil)
+		factory = mf
+		inf = mf.ForResource(schema.GroupVersionResource{Version: "v1", Resource: a.Resource}).Informer()
+		if transform != nil {
+			if err := inf.SetTransform(transform); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		opts := []informers.SharedInformerOption{informers.WithNamespace(a.Namespace)}
+		if transform != nil {
+			opts = append(opts, informers.WithTransform(transform))
+		}
+		f := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
+		factory = f
+		if a.Resource == "pods" {
+			inf = f.Core().V1().Pods().Informer()
+		} else {
+			inf = f.Core().V1().ConfigMaps().Informer()
+		}
 	}
 
 	res := &sidekit.Result{Side: side, Library: library()}

@@ -1,5 +1,6 @@
 // Command kapi-bench-side-kapi is the kapi half of kapi-bench: it runs one
-// shared informer (informer.NewFactory + informer.For[T]) with the options
+// shared informer (informer.NewFactory + informer.For[T], or
+// informer.ForMetadata[T] with -metadata) with the options
 // the harness gives, measures it, and prints a sidekit.Result. It links kapi
 // only; the harness starts it as a child process so that its heap and peak
 // RSS are its own.
@@ -33,11 +34,15 @@ func main() {
 		res *sidekit.Result
 		err error
 	)
-	switch a.Resource {
-	case "pods":
-		res, err = run[corev1.Pod](ctx, &a)
-	case "configmaps":
-		res, err = run[corev1.ConfigMap](ctx, &a)
+	switch {
+	case a.Metadata && a.Resource == "pods":
+		res, err = run(ctx, &a, informer.ForMetadata[corev1.Pod])
+	case a.Metadata && a.Resource == "configmaps":
+		res, err = run(ctx, &a, informer.ForMetadata[corev1.ConfigMap])
+	case a.Resource == "pods":
+		res, err = run(ctx, &a, informer.For[corev1.Pod])
+	case a.Resource == "configmaps":
+		res, err = run(ctx, &a, informer.For[corev1.ConfigMap])
 	default:
 		err = fmt.Errorf("unknown resource %q", a.Resource)
 	}
@@ -68,7 +73,8 @@ func config(a *sidekit.Args) (*client.Config, error) {
 	return cfg, nil
 }
 
-func run[T any, PT client.ObjectPtr[T]](ctx context.Context, a *sidekit.Args) (*sidekit.Result, error) {
+// run measures the informer that inform makes from the factory.
+func run[T any, PT client.ObjectPtr[T]](ctx context.Context, a *sidekit.Args, inform func(*informer.Factory) informer.Informer[T]) (*sidekit.Result, error) {
 	cfg, err := config(a)
 	if err != nil {
 		return nil, err
@@ -86,7 +92,7 @@ func run[T any, PT client.ObjectPtr[T]](ctx context.Context, a *sidekit.Args) (*
 		DropManagedFields: a.DropManagedFields,
 		PageSize:          a.PageSize,
 	})
-	inf := informer.For[T, PT](factory)
+	inf := inform(factory)
 
 	res := &sidekit.Result{Side: side, Library: "github.com/kapi-dev/kapi (this tree)"}
 	var adds atomic.Int64

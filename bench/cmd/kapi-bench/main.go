@@ -57,6 +57,7 @@ type options struct {
 	qps            float64
 	burst          int
 	dropMF         bool
+	metadata       bool
 	updates        int
 	writers        int
 	watchObjects   int
@@ -89,6 +90,7 @@ func main() {
 	flag.Float64Var(&o.qps, "qps", -1, "client QPS of both sides (negative: no client-side rate limit)")
 	flag.IntVar(&o.burst, "burst", 100, "client burst of both sides")
 	flag.BoolVar(&o.dropMF, "drop-managed-fields", false, "both sides drop metadata.managedFields (kapi while decoding, client-go with a transform)")
+	flag.BoolVar(&o.metadata, "metadata", false, "both sides cache metadata only: kapi's informer.ForMetadata, client-go's metadatainformer (which speaks protobuf only: use with -formats protobuf)")
 	flag.IntVar(&o.updates, "watch-updates", 10000, "watch scenario: updates to make (M)")
 	flag.IntVar(&o.writers, "watch-writers", 8, "watch scenario: concurrent writers (W)")
 	flag.IntVar(&o.watchObjects, "watch-objects", 100, "watch scenario: objects the writers update")
@@ -168,6 +170,9 @@ func validate(o *options) error {
 		if err := check(c.name, c.vals, c.allowed); err != nil {
 			return err
 		}
+	}
+	if o.metadata && slices.Contains(o.formats, "json") {
+		return fmt.Errorf("-metadata: client-go's metadata client always asks for protobuf; use -formats protobuf")
 	}
 	if o.pageSize != 500 {
 		return fmt.Errorf("-page-size: only 500 is supported: client-go's informer factory sets no other page size")
@@ -358,7 +363,7 @@ func (b *bench) sideArgs(mode, resource, ns, format, list string, expect int) si
 	return sidekit.Args{
 		Server: b.server, Kubeconfig: b.o.kubeconfig, Resource: resource, Namespace: ns,
 		Format: format, List: list, PageSize: b.o.pageSize, QPS: b.o.qps, Burst: b.o.burst,
-		DropManagedFields: b.o.dropMF, Mode: mode, Expect: expect, Timeout: 10 * time.Minute,
+		DropManagedFields: b.o.dropMF, Metadata: b.o.metadata, Mode: mode, Expect: expect, Timeout: 10 * time.Minute,
 	}
 }
 

@@ -66,6 +66,7 @@ func (r *results) fill(o *options) {
 		"qps":         fmt.Sprint(o.qps),
 		"burst":       fmt.Sprint(o.burst),
 		"dropMF":      fmt.Sprint(o.dropMF),
+		"metadata":    fmt.Sprint(o.metadata),
 		"updates":     fmt.Sprint(o.updates),
 		"writers":     fmt.Sprint(o.writers),
 		"watchObjs":   fmt.Sprint(o.watchObjects),
@@ -274,6 +275,9 @@ func (r *results) markdown(o *options) string {
 	w("| compression | both sides use Go's default transport, which offers `Accept-Encoding: gzip`; %s |\n", r.compression())
 	w("| initial list | paged: limit=%s with continue, resourceVersion=0, on both sides; stream: a watch with sendInitialEvents=true (kapi: `informer.FactoryConfig{StreamingList: true}`; client-go: `KUBE_FEATURE_WatchListClient=true`, and `=false` for paged, since the gate is on by default in client-go 1.35+) |\n", s["pageSize"])
 	w("| client rate limit | QPS %s, burst %s on both sides (negative QPS: none) |\n", s["qps"], s["burst"])
+	if s["metadata"] == "true" {
+		w("| cache | metadata only, PartialObjectMetadata (kapi: `informer.ForMetadata[corev1.Pod]`; client-go: `metadatainformer.NewFilteredSharedInformerFactory(...).ForResource(gvr)`) |\n")
+	}
 	w("| managedFields | %s |\n", map[string]string{"true": "dropped on both sides (kapi: `informer.FactoryConfig{DropManagedFields: true}`, skipped while decoding; client-go: a transform, `informers.WithTransform`)", "false": "kept (the objects are cached as the server sends them)"}[s["dropMF"]])
 	for _, res := range slices.Sorted(maps.Keys(r.Sizes)) {
 		sz := r.Sizes[res]

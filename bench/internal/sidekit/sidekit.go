@@ -33,6 +33,7 @@ type Args struct {
 	QPS               float64
 	Burst             int
 	DropManagedFields bool
+	Metadata          bool   // cache metadata only (PartialObjectMetadata)
 	Mode              string // "sync" or "watch"
 	Expect            int    // objects the initial list holds (sync) / updates to receive (watch)
 	Timeout           time.Duration
@@ -62,6 +63,7 @@ func (a *Args) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&a.QPS, "qps", -1, "client QPS (negative: unlimited)")
 	fs.IntVar(&a.Burst, "burst", 100, "client burst")
 	fs.BoolVar(&a.DropManagedFields, "drop-managed-fields", false, "transform dropping metadata.managedFields")
+	fs.BoolVar(&a.Metadata, "metadata", false, "a metadata-only informer (PartialObjectMetadata) instead of the typed one")
 	fs.StringVar(&a.Mode, "mode", "sync", "sync or watch")
 	fs.IntVar(&a.Expect, "expect", 0, "objects expected in the cache (sync) or updates expected (watch)")
 	fs.DurationVar(&a.Timeout, "timeout", 5*time.Minute, "give up after this long")
@@ -75,6 +77,7 @@ func (a *Args) Flags() []string {
 		"-page-size=" + strconv.FormatInt(a.PageSize, 10),
 		"-qps=" + strconv.FormatFloat(a.QPS, 'g', -1, 64), "-burst=" + strconv.Itoa(a.Burst),
 		"-drop-managed-fields=" + strconv.FormatBool(a.DropManagedFields),
+		"-metadata=" + strconv.FormatBool(a.Metadata),
 		"-mode=" + a.Mode, "-expect=" + strconv.Itoa(a.Expect), "-timeout=" + a.Timeout.String(),
 	}
 }
