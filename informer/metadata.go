@@ -15,8 +15,9 @@ import (
 // metav1.PartialObjectMetadata — name, namespace, labels, annotations, owner
 // references, finalizers, resourceVersion — instead of the whole object. It
 // is the informer a controller that only reads those uses to keep a fraction
-// of the memory (with FactoryConfig.DropManagedFields, a few hundred bytes
-// per object whatever the object's size).
+// of the memory: about a kilobyte per object with
+// FactoryConfig.DropManagedFields, whatever the object's size, where a full
+// pod takes 17 KB (BenchmarkCacheHeap).
 //
 // It is Factory.ForMetadataResource of T's resource, the same shared
 // informer, except that the kind and scope come from the client's scheme
