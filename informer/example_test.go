@@ -290,7 +290,9 @@ func ExampleForMetadata() {
 		AddFunc: func(m *metav1.PartialObjectMetadata, _ bool) {
 			events <- fmt.Sprintf("add %s %s/%s labels %v", m.APIVersion, m.Kind, m.Name, m.Labels)
 		},
-		UpdateFunc: func(_, m *metav1.PartialObjectMetadata) { events <- "update " + m.Name + " finalizers " + fmt.Sprint(m.Finalizers) },
+		UpdateFunc: func(_, m *metav1.PartialObjectMetadata) {
+			events <- "update " + m.Name + " finalizers " + fmt.Sprint(m.Finalizers)
+		},
 	})
 	if err != nil {
 		panic(err)
