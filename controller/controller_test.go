@@ -187,13 +187,12 @@ func TestPredicates(t *testing.T) {
 }
 
 // stepFires moves the fake clock by d and checks that the one delay armed
-// fired, and then that it causes a reconcile.
+// fired: it causes a reconcile. (Counting armed timers right after the step
+// would race with that reconcile, which may already have failed and armed
+// the next delay.)
 func (e *env) stepFires(d time.Duration) controller.Request {
 	e.t.Helper()
 	e.clock.Step(d)
-	if n := e.clock.Timers(); n != 0 {
-		e.t.Fatalf("after %v more, %d timers still armed (at %v; reconciled at %v)", d, n, e.clock.Now().Sub(t0), e.callTimes())
-	}
 	return e.next()
 }
 
