@@ -129,8 +129,8 @@ func TestFaultKinds(t *testing.T) {
 				kind:   fake.FaultExpiredWatch,
 				do: func(cms client.Resource[corev1.ConfigMap]) error {
 					w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "1"})
-					if err != nil {
-						return fmt.Errorf("watch: %w", err)
+					if err != nil { // kube-apiserver starts the watch, then sends the error
+						return fmt.Errorf("watch refused (%v), want 200 and an ERROR event", err)
 					}
 					defer w.Stop()
 					ev := next(t, w)
@@ -248,6 +248,19 @@ func TestFaultWatchEvents(t *testing.T) {
 				t.Errorf("truncate=%v seed %d: %d events, last %s %v", truncate, seed, added, last.Type, last.Err)
 			}
 		}
+	}
+}
+
+// A dropped watch ends after its events even when no other event comes.
+func TestFaultDropIdleWatch(t *testing.T) {
+	ctx := testContext(t)
+	for seed := range uint64(6) {
+		f := faultyFake(t, fake.Faults{Seed: seed, DropWatch: 1, WatchEvents: 2})
+		w, err := client.For[corev1.ConfigMap](f.Client()).Namespace("web").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitClosed(t, w) // one initial event at most, then the end
 	}
 }
 
