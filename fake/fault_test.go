@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -341,6 +342,21 @@ func TestFaultDeterminism(t *testing.T) {
 	if strings.Join(first, ",") != strings.Join(again, ",") || !maps.Equal(firstCounts, againCounts) {
 		t.Errorf("seed 42 twice:\n %v %v\n %v %v", first, firstCounts, again, againCounts)
 	}
+	// Every fault counted reached the client as its error, and no other
+	// error did (the continue token's 410 has reason Expired).
+	seen := map[fake.FaultKind]int{}
+	for _, reason := range first {
+		switch reason {
+		case "":
+		case "Expired":
+			seen[fake.FaultExpiredContinue]++
+		default:
+			seen[fake.FaultKind(reason)]++
+		}
+	}
+	if !maps.Equal(seen, firstCounts) {
+		t.Errorf("errors seen %v, FaultCounts %v", seen, firstCounts)
+	}
 	for _, k := range []fake.FaultKind{fake.FaultInternalError, fake.FaultTooManyRequests, fake.FaultConflict, fake.FaultExpiredContinue} {
 		if firstCounts[k] == 0 {
 			t.Errorf("no %s injected in %v", k, firstCounts)
@@ -371,6 +387,50 @@ func TestFaultDeterminismPerObject(t *testing.T) {
 	}
 	if a, b := run(false), run(true); strings.Join(a, ",") != strings.Join(b, ",") {
 		t.Errorf("gets of a alone %v\n interleaved with b %v", a, b)
+	}
+}
+
+// Concurrent requests about different objects, as a controller's workers
+// make, get the faults they get when made one after the other.
+func TestFaultDeterminismConcurrent(t *testing.T) {
+	ctx := testContext(t)
+	names := []string{"a", "b", "c"}
+	run := func(concurrent bool) map[string]string {
+		f := faultyFake(t, fake.Faults{Seed: 11, InternalError: 0.2, Conflict: 0.3})
+		cms := client.For[corev1.ConfigMap](f.Client()).Namespace("web")
+		got := make([]string, len(names))
+		worker := func(i int) {
+			var out []string
+			for j := range 20 {
+				cm, err := cms.Get(ctx, names[i], metav1.GetOptions{})
+				if err == nil {
+					cm.Data = map[string]string{"j": fmt.Sprint(j)}
+					_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+				}
+				out = append(out, string(client.ReasonForError(err)))
+			}
+			got[i] = strings.Join(out, ",")
+		}
+		var wg sync.WaitGroup
+		for i := range names {
+			if concurrent {
+				wg.Go(func() { worker(i) })
+			} else {
+				worker(i)
+			}
+		}
+		wg.Wait()
+		out := map[string]string{}
+		for i, n := range names {
+			out[n] = got[i]
+		}
+		return out
+	}
+	sequential := run(false)
+	for range 3 {
+		if concurrent := run(true); !maps.Equal(sequential, concurrent) {
+			t.Fatalf("sequential %v\nconcurrent %v", sequential, concurrent)
+		}
 	}
 }
 
