@@ -486,3 +486,36 @@ func TestFaultsInvalid(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// Closing the Fake ends a request waiting out its delay.
+func TestFaultSlowClose(t *testing.T) {
+	ctx := testContext(t)
+	clock := clocktest.NewFakeClock(time.Unix(1e9, 0))
+	f, err := fake.Start(ctx, fake.Options{Logger: quietLogger(), Faults: fake.Faults{Slow: 1, Clock: clock}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := client.For[corev1.ConfigMap](f.Client()).Namespace("web").Get(ctx, "a", metav1.GetOptions{})
+		done <- err
+	}()
+	deadline := time.Now().Add(waitLimit)
+	for clock.Timers() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no delay armed")
+		}
+		time.Sleep(time.Millisecond) // polling a condition with a deadline
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("err %v, want the Fake's closing", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the slowed request outlived Close")
+	}
+}
