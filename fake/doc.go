@@ -62,6 +62,33 @@
 // [Action.String] reads like "update configmaps/status web/settings", for
 // assertions and failure messages; [Action.Into] decodes the body.
 //
+// # Faults
+//
+// [Options.Faults] makes the Fake misbehave as real servers and networks
+// do, so that a test can prove a controller converges anyway: 500s, 429s
+// with Retry-After, 409 Conflicts on updates and patches, 410 Expired on
+// continue tokens and watches, watches cut in the middle of an event or
+// dropped early, and slow responses (timed on a workqueue.Clock, so a test
+// can use clocktest.FakeClock). Each [Faults] rate is a probability per
+// request, optionally limited to some verbs and resources; the zero value
+// injects nothing. Each fault is the real kube-apiserver's answer, so the
+// client reports it with its usual errors (client.IsConflict,
+// client.IsResourceExpired, client.RetryAfterSeconds).
+//
+//	f := fake.NewWithOptions(t, fake.Options{MaxRetries: -1, Faults: fake.Faults{
+//		Seed: seed, Conflict: 0.2, InternalError: 0.05, DropWatch: 0.3,
+//	}}, objects...)
+//	// run the controller, let it converge …
+//	f.StopFaults()
+//	// check the outcome; t.Log(f.FaultCounts())
+//
+// Faults are drawn from the seed and each request's identity (verb,
+// resource, namespace, name and how many such requests came before), so the
+// same seed and requests give the same faults on every run, even with
+// requests about different objects running concurrently (see [Faults] for
+// exactly what is deterministic). [Fake.FaultCounts] counts the faults by
+// [FaultKind]; [Fake.StopFaults] ends them.
+//
 // # Determinism
 //
 // By default UIDs count up (00000000-0000-0000-0000-000000000001, …) and

@@ -136,3 +136,85 @@ func ExampleFake_Actions() {
 	// update configmaps web/settings: owner=team-a resourceVersion=11
 	// after ClearActions: 0
 }
+
+// reconcileAll is a controller's reconcile in miniature: every ConfigMap of
+// the namespace gets the label reconciled=true. It stops at the first error,
+// which the controller would retry (a work queue requeues the key).
+func reconcileAll(ctx context.Context, cms client.Resource[corev1.ConfigMap]) error {
+	opts := metav1.ListOptions{Limit: 2}
+	for {
+		page, err := cms.List(ctx, opts)
+		if err != nil {
+			return err
+		}
+		for _, cm := range page.Items {
+			if cm.Labels["reconciled"] == "true" {
+				continue
+			}
+			if cm.Labels == nil {
+				cm.Labels = map[string]string{}
+			}
+			cm.Labels["reconciled"] = "true"
+			if _, err := cms.Update(ctx, &cm, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+		}
+		if page.Continue == "" {
+			return nil
+		}
+		opts.Continue = page.Continue
+	}
+}
+
+// A controller-style test with faults: the server answers conflicts, 500s,
+// 429s and expired continue tokens, drawn from a seed, and the test proves
+// that retrying the reconcile converges. The same seed gives the same faults
+// on every run; log it, and replay a failure by setting it again.
+func ExampleFaults() {
+	ctx := context.Background()
+	f, err := fake.Start(ctx, fake.Options{
+		Namespace:  "web",
+		MaxRetries: -1, // the client's own retries would hide the 429s
+		Faults: fake.Faults{
+			Seed:            1,
+			Conflict:        0.3,
+			InternalError:   0.1,
+			TooManyRequests: 0.1,
+			ExpiredContinue: 0.3,
+		},
+	},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "web"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "web"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "web"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "web"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: "web"}},
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	cms := client.For[corev1.ConfigMap](f.Client()).Namespace("web")
+
+	attempts := 1
+	for ; reconcileAll(ctx, cms) != nil; attempts++ {
+		if attempts == 100 {
+			log.Fatal("no convergence")
+		}
+	}
+	f.StopFaults() // check the outcome without faults
+	list, err := cms.List(ctx, metav1.ListOptions{LabelSelector: "reconciled=true"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d of 5 reconciled after %d attempts\n", len(list.Items), attempts)
+	counts := f.FaultCounts()
+	for _, k := range []fake.FaultKind{fake.FaultConflict, fake.FaultInternalError, fake.FaultTooManyRequests, fake.FaultExpiredContinue} {
+		fmt.Printf("%s: %d\n", k, counts[k])
+	}
+	// Output:
+	// 5 of 5 reconciled after 9 attempts
+	// Conflict: 2
+	// InternalError: 2
+	// TooManyRequests: 2
+	// ExpiredContinue: 2
+}

@@ -92,6 +92,10 @@ type Options struct {
 	// a reactor injects reaches the caller at once).
 	MaxRetries int
 
+	// Faults are the faults injected into the clients' requests (see
+	// Faults; default none).
+	Faults Faults
+
 	// Logger receives the server's error logs and the client's debug logs.
 	// Default: for New and NewWithOptions, warnings and errors to the
 	// test's output (shown with -v or when the test fails); for Start,
@@ -117,6 +121,9 @@ type Fake struct {
 	wg        sync.WaitGroup // handler goroutines
 	closeOnce sync.Once
 	closeErr  error
+
+	faults  *injector     // nil: no faults
+	closing chan struct{} // closed by Close
 
 	reactorMu sync.RWMutex
 	reactors  []reactor // replaced, never modified in place
@@ -191,6 +198,9 @@ func start(opts Options) (*Fake, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if err := opts.Faults.validate(); err != nil {
+		return nil, err
+	}
 	var disabledPlugins []string
 	if !opts.ServiceAccountController {
 		disabledPlugins = []string{"ServiceAccount"}
@@ -214,7 +224,8 @@ func start(opts Options) (*Fake, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: starting the server: %w", err)
 	}
-	f := &Fake{server: srv, handler: srv, logger: opts.Logger, active: map[*exchange]struct{}{}}
+	f := &Fake{server: srv, handler: srv, logger: opts.Logger, active: map[*exchange]struct{}{},
+		faults: newInjector(opts.Faults), closing: make(chan struct{})}
 	f.config = client.Config{
 		Host:        Host,
 		Transport:   &transport{f: f},
@@ -255,6 +266,7 @@ func (f *Fake) Close() error {
 	f.closeOnce.Do(func() {
 		f.mu.Lock()
 		f.closed = true
+		close(f.closing)
 		active := make([]*exchange, 0, len(f.active))
 		for ex := range f.active {
 			active = append(active, ex)

@@ -54,13 +54,24 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	a, isResource := parseAction(req, body)
+	handler := t.f.handler
 	if isResource && ctx.Value(seedingKey{}) == nil {
 		t.f.record(a)
+		d := t.f.faults.decide(a)
+		if d.delay > 0 {
+			if err := t.f.faults.wait(ctx, d.delay, t.f.closing); err != nil {
+				return nil, err
+			}
+		}
+		if resp := d.respond(req, a); resp != nil {
+			return resp, nil
+		}
 		if resp, ok := t.f.react(req, a); ok {
 			return resp, nil
 		}
+		handler = d.wrap(handler)
 	}
-	return t.f.serve(req, body, isResource && singleObject(a))
+	return t.f.serve(req, body, isResource && singleObject(a), handler)
 }
 
 // singleObject reports whether the server answers the action with one
@@ -92,15 +103,15 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// serve runs the server's handler for req. With inline set, the handler
-// runs on the caller's goroutine and its response is handed over whole when
+// serve runs handler (the server's, perhaps behind a fault) for req. With
+// inline set, the handler runs on the caller's goroutine and its response is handed over whole when
 // it returns. Otherwise it runs on a goroutine owned by the Fake and the
 // response is returned as soon as its headers are known; the body then
 // streams as the handler writes. Either way the handler's context ends when
 // req's does or when the Fake closes, and also, for a streamed response,
 // when its body is closed; a handler still writing then gets write errors,
 // so that it returns.
-func (f *Fake) serve(req *http.Request, body []byte, inline bool) (*http.Response, error) {
+func (f *Fake) serve(req *http.Request, body []byte, inline bool, handler http.Handler) (*http.Response, error) {
 	hctx, cancel := context.WithCancel(req.Context())
 	ex := &exchange{cancel: cancel, ready: make(chan struct{})}
 	f.mu.Lock()
@@ -122,7 +133,7 @@ func (f *Fake) serve(req *http.Request, body []byte, inline bool) (*http.Respons
 	w := &responseWriter{ex: ex, req: req, logger: f.logger, header: http.Header{},
 		head: req.Method == http.MethodHead, whole: inline}
 	if inline {
-		w.run(f.handler, sreq)
+		w.run(handler, sreq)
 		done()
 		if err := req.Context().Err(); err != nil {
 			return nil, err
@@ -136,7 +147,7 @@ func (f *Fake) serve(req *http.Request, body []byte, inline bool) (*http.Respons
 	go func() {
 		defer done()
 		defer stop()
-		w.run(f.handler, sreq)
+		w.run(handler, sreq)
 	}()
 	select {
 	case <-ex.ready:

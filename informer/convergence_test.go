@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -18,11 +17,9 @@ import (
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
-	"github.com/kapi-dev/kapi/apiserver"
-	"github.com/kapi-dev/kapi/apiserver/storage"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/informer"
-	"github.com/kapi-dev/kapi/internal/faultinject"
 	"github.com/kapi-dev/kapi/reflector"
 )
 
@@ -87,7 +84,7 @@ type faultTally struct {
 	faults           map[string]int64
 }
 
-func (f *faultTally) add(counts map[string]int64, failed bool) {
+func (f *faultTally) add(counts map[fake.FaultKind]int, failed bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seeds++
@@ -98,7 +95,7 @@ func (f *faultTally) add(counts map[string]int64, failed bool) {
 		f.faults = map[string]int64{}
 	}
 	for k, n := range counts {
-		f.faults[k] += n
+		f.faults[string(k)] += int64(n)
 	}
 }
 
@@ -143,37 +140,25 @@ func (h *historyHandler) OnUpdate(_, cm *corev1.ConfigMap)      { h.record("upda
 func (h *historyHandler) OnDelete(cm *corev1.ConfigMap, _ bool) { h.record("delete", cm) }
 
 // converge runs one seed and adds the faults it injected, and whether it
-// failed, to tally.
+// failed, to tally. The informer's lists and watches go through the fake's
+// fault injector; the writes do not, and a short history window makes the
+// server compact its history while they go on, so that watches and
+// continue tokens also expire for real.
 func converge(t *testing.T, seed uint64, tally *faultTally) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := apiserver.New(apiserver.Config{Logger: quiet, BookmarkInterval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	faults := faultinject.New(srv, faultinject.Config{
-		Seed: seed, DropWatch: 0.7, TruncateWatch: 0.5, GoneWatch: 0.2,
-		ExpireContinue: 0.2, TooManyRequests: 0.01, InternalError: 0.1,
+	f := fake.NewWithOptions(t, fake.Options{
+		Logger: quiet, BookmarkInterval: 20 * time.Millisecond, HistoryWindow: 50 * time.Millisecond,
+		MaxRetries: -1,
+		Faults: fake.Faults{
+			Seed: seed, DropWatch: 0.7, TruncateWatch: 0.5, ExpiredWatch: 0.2,
+			ExpiredContinue: 0.2, TooManyRequests: 0.01, InternalError: 0.1,
+			Verbs: []string{"list", "watch"},
+		},
 	})
-	faulty := httptest.NewServer(faults)
-	direct := httptest.NewServer(srv)
-	defer func() { tally.add(faults.Counts(), t.Failed()) }()
-	defer func() {
-		faulty.CloseClientConnections()
-		faulty.Close()
-		direct.Close()
-		srv.Close()
-	}()
-	reader, err := client.New(&client.Config{Host: faulty.URL, QPS: -1, MaxRetries: -1, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writer, err := client.New(&client.Config{Host: direct.URL, QPS: -1, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cms := client.For[corev1.ConfigMap](writer).Namespace("default")
+	defer func() { tally.add(f.FaultCounts(), t.Failed()) }()
+	cms := client.For[corev1.ConfigMap](f.Client()).Namespace("default")
 
-	inf := informer.New[corev1.ConfigMap](client.For[corev1.ConfigMap](reader).Namespace("default"), informer.Config[corev1.ConfigMap]{
+	inf := informer.New[corev1.ConfigMap](cms, informer.Config[corev1.ConfigMap]{
 		Reflector: reflector.Config[corev1.ConfigMap]{
 			PageSize: 7, InitialBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond,
 			MinWatchTimeout: time.Second, Logger: quiet,
@@ -198,15 +183,13 @@ func converge(t *testing.T, seed uint64, tally *faultTally) {
 		<-done
 	}()
 
-	// Churn: random writes, with the store compacted to its current revision
-	// now and then so that watches and continue tokens expire.
+	// Churn: random writes, while the server compacts its history.
 	rng := rand.New(rand.NewPCG(seed, 42))
-	mem := srv.Storage().(*storage.Memory)
 	pace := time.NewTicker(3 * time.Millisecond) // spread the writes over about a second of faults
 	defer pace.Stop()
 	injected := func() (n int64) {
-		for _, c := range faults.Counts() {
-			n += c
+		for _, c := range f.FaultCounts() {
+			n += int64(c)
 		}
 		return n
 	}
@@ -214,10 +197,11 @@ func converge(t *testing.T, seed uint64, tally *faultTally) {
 	// faults (how many requests it makes depends on timing).
 	for i := 0; i < 600 || injected() < 5; i++ {
 		if i == 6000 {
-			t.Fatalf("seed %d: only %d faults injected after %d writes (%v)", seed, injected(), i, faults.Counts())
+			t.Fatalf("seed %d: only %d faults injected after %d writes (%v)", seed, injected(), i, f.FaultCounts())
 		}
 		<-pace.C
 		name := fmt.Sprintf("cm-%02d", rng.IntN(30))
+		var err error
 		switch op := rng.IntN(10); {
 		case op < 4:
 			_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"i": fmt.Sprint(i)}}, metav1.CreateOptions{})
@@ -233,11 +217,8 @@ func converge(t *testing.T, seed uint64, tally *faultTally) {
 		if err != nil && !client.IsAlreadyExists(err) && !client.IsNotFound(err) && !client.IsConflict(err) {
 			t.Fatalf("seed %d: write %d: %v", seed, i, err)
 		}
-		if i%25 == 0 {
-			mem.Compact(mem.Revision())
-		}
 	}
-	faults.SetEnabled(false)
+	f.StopFaults()
 
 	// Converge: the cache must equal the server's list.
 	final, err := cms.List(ctx, metav1.ListOptions{})
@@ -260,7 +241,7 @@ func converge(t *testing.T, seed uint64, tally *faultTally) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("seed %d: the cache did not converge (faults %v)\n cache  %v\n server %v", seed, faults.Counts(), got, want)
+			t.Fatalf("seed %d: the cache did not converge (faults %v)\n cache  %v\n server %v", seed, f.FaultCounts(), got, want)
 		}
 		<-tick.C
 	}
@@ -283,7 +264,7 @@ func converge(t *testing.T, seed uint64, tally *faultTally) {
 		h.mu.Unlock()
 		waitHandler(t, h, want, seed, hi)
 	}
-	t.Logf("seed %d: faults injected %v", seed, faults.Counts())
+	t.Logf("seed %d: faults injected %v", seed, f.FaultCounts())
 }
 
 // waitHandler waits until handler h's view (the last event of every live
