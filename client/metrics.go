@@ -14,9 +14,10 @@ import "time"
 type RequestMetrics interface {
 	// RateLimited is called each time a request attempt has waited for the
 	// client's rate limiter (Config.QPS and Burst), however briefly, with
-	// the request's HTTP method (the verb) and the wait. It is not called
-	// when the limit is disabled.
-	RateLimited(method string, waited time.Duration)
+	// the server's host (as in Config.Host, such as "10.0.0.1:6443"), the
+	// request's HTTP method (the verb) and the wait. It is not called when
+	// the limit is disabled.
+	RateLimited(host, method string, waited time.Duration)
 	// Requested is called once per attempt that reached the transport (a
 	// retried request is reported once per attempt), with the server's
 	// host, the HTTP method, the status code (0 when there was no

@@ -15,14 +15,14 @@ import (
 // requestRecorder is a RequestMetrics that records every call.
 type requestRecorder struct {
 	mu        sync.Mutex
-	limited   []string // "METHOD waited"
+	limited   []string // "host METHOD waited"
 	requested []string // "host METHOD code latency"
 }
 
-func (r *requestRecorder) RateLimited(method string, waited time.Duration) {
+func (r *requestRecorder) RateLimited(host, method string, waited time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.limited = append(r.limited, method+" "+waited.String())
+	r.limited = append(r.limited, host+" "+method+" "+waited.String())
 }
 
 func (r *requestRecorder) Requested(host, method string, code int, latency time.Duration) {
@@ -59,7 +59,7 @@ func TestRequestMetrics(t *testing.T) {
 	host := u.Host
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if want := []string{"GET 1s", "GET 1s", "GET 1s"}; !slices.Equal(m.limited, want) {
+	if want := []string{host + " GET 1s", host + " GET 1s", host + " GET 1s"}; !slices.Equal(m.limited, want) {
 		t.Errorf("RateLimited calls %q, want %q", m.limited, want)
 	}
 	want := []string{

@@ -383,7 +383,7 @@ func (c *Client) throttle(ctx context.Context, method, target string) error {
 	}
 	waited := c.now().Sub(start)
 	if c.metrics != nil {
-		c.metrics.RateLimited(method, waited)
+		c.metrics.RateLimited(c.base.Host, method, waited)
 	}
 	if waited > throttleLogThreshold {
 		c.logger.DebugContext(ctx, "client: request throttled by the client's rate limiter",
