@@ -1,6 +1,7 @@
 // Package metrics exports kapi's metrics to Prometheus. It is the only
 // kapi package that imports github.com/prometheus/client_golang: the
-// packages it instruments (workqueue, client, controller) expose small
+// packages it instruments (workqueue, client, controller, reflector)
+// expose small
 // hook interfaces in their Config structs, nil by default, and this
 // package implements them.
 //
@@ -38,7 +39,12 @@
 //     controller_runtime_reconcile_errors_total (errors and panics),
 //     controller_runtime_reconcile_panics_total,
 //     controller_runtime_reconcile_time_seconds and
-//     controller_runtime_active_workers.
+//     controller_runtime_active_workers;
+//   - reflectors, by name (client-go dropped its reflector metrics; these
+//     follow their names): reflector_lists_total, reflector_relists_total
+//     (lists after the first), reflector_watches_total and
+//     reflector_items_per_list (set reflector.Config.Metrics, or
+//     informer.Config.Reflector.Metrics, to m.Reflector(name)).
 //
 // Durations are measured on the components' clocks (workqueue.Config.Clock,
 // controller.Config.Clock), so tests with a fake clock see exact values.

@@ -15,7 +15,8 @@ import (
 // Exporter holds kapi's Prometheus metrics, registered on one
 // prometheus.Registerer, and hands out the hooks that feed them: Queue for
 // workqueue.Config.Metrics (and controller.Config.QueueMetrics), Client
-// for client.Config.Metrics, Controller for controller.Config.Metrics.
+// for client.Config.Metrics, Controller for controller.Config.Metrics,
+// Reflector for reflector.Config.Metrics.
 // Its methods are safe for concurrent use.
 type Exporter struct {
 	queueDepth    *prometheus.GaugeVec
@@ -34,6 +35,8 @@ type Exporter struct {
 	reconcilePanics *prometheus.CounterVec
 	reconcileTime   *prometheus.HistogramVec
 	activeWorkers   *prometheus.GaugeVec
+
+	reflector reflectorMetrics
 }
 
 // Buckets of the histograms, in seconds.
@@ -118,13 +121,14 @@ func Register(reg prometheus.Registerer) (*Exporter, error) {
 			Name: "controller_runtime_active_workers",
 			Help: "Number of workers reconciling now, by controller.",
 		}, ctl),
+		reflector: newReflectorMetrics(),
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{
+	for _, c := range append([]prometheus.Collector{
 		e.queueDepth, e.queueAdds, e.queueLatency, e.queueWork, e.queueRetries, e.queueInFlight,
 		e.requestLatency, e.requestResults, e.rateLimiter,
 		e.reconciles, e.reconcileErrors, e.reconcilePanics, e.reconcileTime, e.activeWorkers,
-	} {
+	}, e.reflector.collectors()...) {
 		errs = append(errs, reg.Register(c))
 	}
 	if err := errors.Join(errs...); err != nil {

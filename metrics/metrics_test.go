@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/url"
 	"os/exec"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/informer"
 	"github.com/kapi-dev/kapi/metrics"
+	"github.com/kapi-dev/kapi/reflector"
 	"github.com/kapi-dev/kapi/workqueue"
 	"github.com/kapi-dev/kapi/workqueue/clocktest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -351,3 +354,43 @@ func TestNoPrometheusInCore(t *testing.T) {
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// The reflector hook feeds reflector_* metrics, labelled with its name:
+// here an informer's reflector (informer.Config.Reflector) on the fake.
+func TestReflector(t *testing.T) {
+	reg, e := register(t)
+	f := fake.New(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "default"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "default"}})
+	hook := e.Reflector("configmaps")
+	lw := client.For[corev1.ConfigMap](f.Client()).Namespace("default")
+	r := informer.New[corev1.ConfigMap](lw, informer.Config[corev1.ConfigMap]{
+		Reflector: reflector.Config[corev1.ConfigMap]{Metrics: hook, Logger: quiet()},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	select {
+	case <-r.Synced():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the reflector did not sync")
+	}
+	// The watch opens after the list: wait for it to be counted.
+	deadline := time.Now().Add(30 * time.Second)
+	for !slices.Contains(samples(t, reg, "reflector_watches_total"), `reflector_watches_total{name="configmaps"} 1`) {
+		if time.Now().After(deadline) {
+			t.Fatal("no watch counted")
+		}
+		runtime.Gosched()
+	}
+	checkSamples(t, reg, []string{
+		`reflector_lists_total{name="configmaps"} 1`,
+		`reflector_relists_total{name="configmaps"} 0`,
+		`reflector_watches_total{name="configmaps"} 1`,
+		`reflector_items_per_list{name="configmaps"}_count 1`,
+		`reflector_items_per_list{name="configmaps"}_sum 2`,
+	}, "reflector_lists_total", "reflector_relists_total", "reflector_watches_total", "reflector_items_per_list")
+}
