@@ -51,6 +51,10 @@ type Client struct {
 
 	// newTimer makes the timer retries wait on; tests replace it.
 	newTimer func() backoff.Timer
+	// metrics is Config.Metrics (nil: none); now times it, and tests
+	// replace it.
+	metrics RequestMetrics
+	now     func() time.Time
 
 	discovery *Discovery
 	mapper    *RESTMapper
@@ -75,6 +79,8 @@ func New(cfg *Config) (*Client, error) {
 		retries:   cfg.MaxRetries,
 		timeout:   cfg.Timeout,
 		newTimer:  func() backoff.Timer { return &realTimer{} },
+		metrics:   cfg.Metrics,
+		now:       time.Now,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

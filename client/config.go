@@ -58,6 +58,20 @@ type Config struct {
 	// Transport, if set, carries requests instead of a network transport
 	// built from the fields above (the fake client sets an in-memory one).
 	Transport http.RoundTripper
+	// WrapTransport, if set, wraps the transport kapi builds from the
+	// fields above (TLS and proxy), or Transport: the wrapper is given that
+	// transport and hands each request on to it. kapi's credentials are
+	// applied around the wrapper (as client-go's WrapTransport), so it sees
+	// each request as it goes on the wire, Authorization header set, and a
+	// request re-sent with a refreshed token is seen twice. It is for
+	// tracing and instrumentation, such as OpenTelemetry's
+	// otelhttp.NewTransport, without replacing kapi's transport. Default
+	// nil: no wrapper.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Metrics receives the client's request latencies and results and its
+	// rate-limiter waits (the metrics package exports them to Prometheus).
+	// Default nil: none.
+	Metrics RequestMetrics
 	// Logger receives debug logs of retries and throttling (default
 	// slog.Default()).
 	Logger *slog.Logger

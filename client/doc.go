@@ -150,6 +150,14 @@
 // never a POST or a PATCH (create, patch, apply) or a delete of a
 // collection. Retries are logged at debug level on Config.Logger.
 //
+// # Metrics and tracing
+//
+// Config.Metrics ([RequestMetrics]) is told each attempt's method, status
+// code and latency and each wait for the rate limiter; the metrics package
+// exports them to Prometheus. Config.WrapTransport wraps the network
+// transport inside kapi's credentials, for OpenTelemetry's otelhttp or any
+// other instrumentation, without replacing kapi's TLS and auth transport.
+//
 // # Discovery and RESTMapper
 //
 // [Client.Discovery] reads the server's version, API groups and the

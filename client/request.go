@@ -345,7 +345,7 @@ func (c *Client) send(ctx context.Context, r *Request) (*http.Response, error) {
 		if err := c.throttle(ctx, r.method, target); err != nil {
 			return nil, backoff.Permanent(err)
 		}
-		resp, err := c.roundTrip(ctx, r, target)
+		resp, err := c.measuredRoundTrip(ctx, r, target)
 		if err != nil {
 			if retryable && ctx.Err() == nil && retryableConnError(err) {
 				return nil, err
@@ -377,15 +377,34 @@ func (c *Client) throttle(ctx context.Context, method, target string) error {
 	if c.limiter == nil {
 		return nil
 	}
-	start := time.Now()
+	start := c.now()
 	if err := c.limiter.Wait(ctx); err != nil {
 		return fmt.Errorf("client: waiting for the rate limiter: %w", err)
 	}
-	if waited := time.Since(start); waited > throttleLogThreshold {
+	waited := c.now().Sub(start)
+	if c.metrics != nil {
+		c.metrics.RateLimited(c.base.Host, method, waited)
+	}
+	if waited > throttleLogThreshold {
 		c.logger.DebugContext(ctx, "client: request throttled by the client's rate limiter",
 			"method", method, "url", target, "waited", waited)
 	}
 	return nil
+}
+
+// measuredRoundTrip is roundTrip reported to Config.Metrics.
+func (c *Client) measuredRoundTrip(ctx context.Context, r *Request, target string) (*http.Response, error) {
+	if c.metrics == nil {
+		return c.roundTrip(ctx, r, target)
+	}
+	start := c.now()
+	resp, err := c.roundTrip(ctx, r, target)
+	code := 0
+	if err == nil {
+		code = resp.StatusCode
+	}
+	c.metrics.Requested(c.base.Host, r.method, code, c.now().Sub(start))
+	return resp, err
 }
 
 // roundTrip makes one attempt through resty, leaving the body unread.

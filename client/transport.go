@@ -15,7 +15,9 @@ const maxIdleConnsPerHost = 25
 // Config.Transport if set (the fake client's in-memory one), otherwise a
 // network transport with the Config's TLS and proxy settings; either way
 // wrapped in the Config's credentials (bearer token, token file re-read as it
-// rotates, basic credentials or exec plugin: Config.AuthRoundTripper).
+// rotates, basic credentials or exec plugin: Config.AuthRoundTripper), with
+// Config.WrapTransport, if set, between the credentials and the network, as
+// client-go's.
 func newTransport(cfg *Config) (http.RoundTripper, error) {
 	rt := cfg.Transport
 	if rt == nil {
@@ -33,6 +35,9 @@ func newTransport(cfg *Config) (http.RoundTripper, error) {
 		tr.ForceAttemptHTTP2 = true
 		tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		rt = tr
+	}
+	if cfg.WrapTransport != nil {
+		rt = cfg.WrapTransport(rt)
 	}
 	rt, err := cfg.AuthRoundTripper(rt)
 	if err != nil {

@@ -103,10 +103,17 @@ type Config struct {
 	// Logger receives the controller's logs: reconcile errors and panics
 	// (default nil: slog.Default()).
 	Logger *slog.Logger
-	// Clock is the time of backoff, RequeueAfter, Debounce and
-	// ReconcileTimeout (default nil: workqueue.RealClock). Tests set a
-	// clocktest.FakeClock.
+	// Clock is the time of backoff, RequeueAfter, Debounce,
+	// ReconcileTimeout and metric durations (default nil:
+	// workqueue.RealClock). Tests set a clocktest.FakeClock.
 	Clock workqueue.Clock
+	// Metrics receives every reconcile's outcome and duration (default
+	// nil: none). The metrics package exports them to Prometheus.
+	Metrics Metrics
+	// QueueMetrics receives the events of the controller's work queue, as
+	// workqueue.Config.Metrics (default nil: none). The metrics package
+	// exports them to Prometheus.
+	QueueMetrics workqueue.Metrics
 }
 
 // Controller reconciles the objects of a primary kind T, and the owners or
@@ -235,7 +242,7 @@ func (c *Controller[T]) Run(ctx context.Context) error {
 		return ErrStarted
 	}
 	c.runCtx = ctx
-	c.queue = workqueue.NewRateLimiting(c.cfg.RateLimiter, workqueue.Config{Clock: c.cfg.Clock})
+	c.queue = workqueue.NewRateLimiting(c.cfg.RateLimiter, workqueue.Config{Clock: c.cfg.Clock, Metrics: c.cfg.QueueMetrics})
 	var syncers []informer.Syncer
 	var err error
 	for _, s := range c.sources {
@@ -311,7 +318,7 @@ func (c *Controller[T]) work(ctx context.Context) {
 
 // process reconciles req once and queues what its outcome asks for.
 func (c *Controller[T]) process(ctx context.Context, req Request) {
-	res, err := c.reconcile(ctx, req)
+	res, err := c.measuredReconcile(ctx, req)
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
@@ -330,9 +337,32 @@ func (c *Controller[T]) process(ctx context.Context, req Request) {
 	}
 }
 
+// measuredReconcile is reconcile reported to Config.Metrics.
+func (c *Controller[T]) measuredReconcile(ctx context.Context, req Request) (Result, error) {
+	m := c.cfg.Metrics
+	if m == nil {
+		res, _, err := c.reconcile(ctx, req)
+		return res, err
+	}
+	m.ReconcileStarted()
+	start := c.cfg.Clock.Now()
+	res, panicked, err := c.reconcile(ctx, req)
+	outcome := OutcomeSuccess
+	switch {
+	case panicked:
+		outcome = OutcomePanic
+	case err != nil:
+		outcome = OutcomeError
+	case res.RequeueAfter > 0:
+		outcome = OutcomeRequeueAfter
+	}
+	m.ReconcileFinished(outcome, c.cfg.Clock.Now().Sub(start))
+	return res, err
+}
+
 // reconcile calls the reconciler with the per-reconcile timeout, turning
-// a panic into an error.
-func (c *Controller[T]) reconcile(ctx context.Context, req Request) (res Result, err error) {
+// a panic into an error and reporting it.
+func (c *Controller[T]) reconcile(ctx context.Context, req Request) (res Result, panicked bool, err error) {
 	if d := c.cfg.ReconcileTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = withTimeout(ctx, c.cfg.Clock, d)
@@ -341,10 +371,11 @@ func (c *Controller[T]) reconcile(ctx context.Context, req Request) (res Result,
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("reconcile panicked", "request", req.String(), "panic", p, "stack", string(debug.Stack()))
-			res, err = Result{}, fmt.Errorf("controller %s: reconcile %s panicked: %v", c.name, req, p)
+			res, panicked, err = Result{}, true, fmt.Errorf("controller %s: reconcile %s panicked: %v", c.name, req, p)
 		}
 	}()
-	return c.reconciler.Reconcile(ctx, req)
+	res, err = c.reconciler.Reconcile(ctx, req)
+	return res, false, err
 }
 
 // withTimeout is context.WithTimeout on clock: with the real clock it is

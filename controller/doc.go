@@ -57,4 +57,10 @@
 // on the fake server (package fake) changes objects, waits with WaitIdle
 // until nothing is queued, waiting to be retried or being reconciled, and
 // checks the result.
+//
+// # Metrics
+//
+// Config.Metrics ([Metrics]) is told each reconcile's [Outcome] and
+// duration, and Config.QueueMetrics the work queue's events; the metrics
+// package (github.com/kapi-dev/kapi/metrics) exports both to Prometheus.
 package controller

@@ -130,6 +130,9 @@ type Config[T any] struct {
 	WatchErrorHandler func(err error)
 	// Logger receives the reflector's logs (default slog.Default()).
 	Logger *slog.Logger
+	// Metrics receives the reflector's lists and watches (default nil:
+	// none). The metrics package exports them to Prometheus.
+	Metrics Metrics
 }
 
 // Reflector mirrors one collection into a Store. Run it with Run; it is safe

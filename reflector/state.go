@@ -173,7 +173,7 @@ func (r *Reflector[T]) list(ctx context.Context, s listing[T]) state {
 	if err := r.store.Replace(items, rv); err != nil {
 		return backingOff{err: fmt.Errorf("reflector: storing the list: %w", err), retry: listing[T]{rv: s.rv}}
 	}
-	r.setSynced(rv)
+	r.listed(len(items), rv)
 	return startWatch{rv: rv}
 }
 
@@ -204,6 +204,7 @@ func (r *Reflector[T]) startStreaming(ctx context.Context) state {
 	case err != nil:
 		return backingOff{err: err, retry: startStreaming{}}
 	}
+	r.watched()
 	return &streaming[T]{w: w, idle: time.NewTimer(r.cfg.InitialEventsTimeout)}
 }
 
@@ -249,7 +250,7 @@ func (r *Reflector[T]) streamInitial(ctx context.Context, s *streaming[T]) state
 			return backingOff{err: fmt.Errorf("reflector: storing the list: %w", err), retry: startStreaming{}}
 		}
 		s.idle.Stop()
-		r.setSynced(rv)
+		r.listed(len(s.items), rv)
 		return &watching[T]{w: s.w, rv: rv, stream: true}
 	case ev.Type != client.EventAdded:
 		// A change before the end of the initial events: the server (or a
@@ -283,6 +284,7 @@ func (r *Reflector[T]) startWatch(ctx context.Context, s startWatch) state {
 	case err != nil:
 		return backingOff{err: err, retry: s}
 	}
+	r.watched()
 	return &watching[T]{w: w, rv: s.rv, stream: s.stream}
 }
 

@@ -62,7 +62,10 @@
 //
 // Set [Config.Metrics] to receive each queue's events (items added, started
 // with their time in the queue, finished with their processing time,
-// retries) and export them as you wish. There is no global registry.
+// retries) and export them as you wish. There is no global registry. A
+// Metrics that is also an [InFlightMetrics] is given a function reporting
+// the work in progress, to read when it is scraped. The metrics package
+// (github.com/kapi-dev/kapi/metrics) exports them to Prometheus.
 //
 // # Concurrency
 //

@@ -29,3 +29,17 @@ type Metrics interface {
 	// accepted by a delaying queue, whatever the delay.
 	Retried()
 }
+
+// InFlightMetrics is a [Metrics] that also reports the work in progress, as
+// client-go's unfinished-work and longest-running-processor gauges: an
+// exporter reads it when it is scraped, so no goroutine polls the queue.
+type InFlightMetrics interface {
+	Metrics
+	// ObserveInFlight is called once, by the queue's constructor, with a
+	// function that returns, when called, how long the items handed out by
+	// Get and not yet Done have been processed in total and the longest of
+	// them, on the queue's Clock (zero when no item is being processed).
+	// inFlight is safe for concurrent use and takes the queue's lock
+	// briefly; it must not be called from the other hooks.
+	ObserveInFlight(inFlight func() (total, longest time.Duration))
+}

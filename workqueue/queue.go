@@ -131,7 +131,24 @@ func newQueue[T comparable](cfg Config) *queue[T] {
 	}
 	q.nonEmpty.L = &q.mu
 	q.idle.L = &q.mu
+	if m, ok := cfg.Metrics.(InFlightMetrics); ok {
+		m.ObserveInFlight(q.inFlight)
+	}
 	return q
+}
+
+// inFlight returns how long the items being processed have been processed
+// in total and the longest of them (see [InFlightMetrics]).
+func (q *queue[T]) inFlight() (total, longest time.Duration) {
+	now := q.clock.Now()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, started := range q.processing {
+		d := now.Sub(started)
+		total += d
+		longest = max(longest, d)
+	}
+	return total, longest
 }
 
 // now returns the time for metrics, or the zero time when metrics are off.

@@ -288,3 +288,44 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("Retried %d times, want 2", m.retried)
 	}
 }
+
+// inFlightRecorder is a recorder that also observes the work in progress.
+type inFlightRecorder struct {
+	recorder
+	inFlight func() (total, longest time.Duration)
+	calls    int
+}
+
+func (r *inFlightRecorder) ObserveInFlight(f func() (total, longest time.Duration)) {
+	r.inFlight = f
+	r.calls++
+}
+
+func TestInFlightMetrics(t *testing.T) {
+	clock := clocktest.NewFakeClock(epoch)
+	m := &inFlightRecorder{}
+	q := workqueue.NewRateLimiting[string](nil, workqueue.Config{Clock: clock, Metrics: m})
+	defer q.ShutDown()
+	if m.calls != 1 {
+		t.Fatalf("ObserveInFlight called %d times by the constructor, want 1", m.calls)
+	}
+	check := func(wantTotal, wantLongest time.Duration) {
+		t.Helper()
+		if total, longest := m.inFlight(); total != wantTotal || longest != wantLongest {
+			t.Errorf("inFlight() = %v, %v; want %v, %v", total, longest, wantTotal, wantLongest)
+		}
+	}
+	check(0, 0)
+	q.Add("a")
+	q.Add("b")
+	clock.Step(time.Second) // queued time is not processing time
+	a := mustGet(t, q)
+	clock.Step(2 * time.Second)
+	b := mustGet(t, q)
+	clock.Step(time.Second)
+	check(3*time.Second+time.Second, 3*time.Second)
+	q.Done(a)
+	check(time.Second, time.Second)
+	q.Done(b)
+	check(0, 0)
+}
