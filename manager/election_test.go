@@ -2,6 +2,8 @@ package manager_test
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +108,11 @@ func TestLeaderOnlyRunnablesWaitForLeadership(t *testing.T) {
 	case <-b.leader.started:
 		t.Fatal("b's leader-only runnable started while a leads")
 	default:
+	}
+	rec := httptest.NewRecorder()
+	b.m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	if rec.Code != http.StatusOK {
+		t.Errorf("/readyz of the standby: %d, want 200 (readiness does not wait for leadership)", rec.Code)
 	}
 	if err := a.run.stop(t); err != nil {
 		t.Fatalf("a: %v", err)

@@ -52,10 +52,13 @@ type Config struct {
 	Metrics http.Handler
 
 	// GracefulShutdownTimeout bounds how long stopping waits for the
-	// runnables to return once their context is done, leader-only and
-	// others together (default 0: 30s; negative: do not wait). Runnables
-	// still running then are left behind and Start returns an error
-	// saying so: the process should exit.
+	// runnables to return once their context is done (default 0: 30s;
+	// negative: do not wait). When ctx is done or a runnable fails, it
+	// bounds the leader-only runnables and the others together; after a
+	// lost lease, the leader-only runnables get it from when leading
+	// stopped, and the others from when they are stopped. Runnables still
+	// running then are left behind and Start returns an error saying so:
+	// the process should exit.
 	GracefulShutdownTimeout time.Duration
 
 	// Logger receives the manager's logs (default nil: slog.Default()).
