@@ -125,6 +125,7 @@ func (l *log) String() string {
 // recorder is a runnable that logs its start and stop and runs until its
 // context is done, calling onStop then.
 type recorder struct {
+	ctx     context.Context // Start's, set before started is closed
 	name    string
 	log     *log
 	started chan struct{}
@@ -137,6 +138,7 @@ func newRecorder(name string, l *log, leader bool) *recorder {
 }
 
 func (r *recorder) Start(ctx context.Context) error {
+	r.ctx = ctx
 	r.log.add(r.name + "+")
 	close(r.started)
 	<-ctx.Done()
@@ -175,8 +177,8 @@ func TestStartAndStopInOrder(t *testing.T) {
 		healthAtStop = code
 	}
 	leader.onStop = func() {
-		if strings.Contains(l.String(), "other-") {
-			t.Errorf("leader stopping after %q, want the others still running", l.String())
+		if other.ctx.Err() != nil {
+			t.Errorf("the leader-only runnable stops after the others were stopped")
 		}
 	}
 	for _, r := range []manager.Runnable{leader, other, ctl} {
@@ -198,6 +200,7 @@ func TestStartAndStopInOrder(t *testing.T) {
 	}
 	r := start(t, m)
 	waitFor(t, "the leader runnable", leader.started)
+	waitFor(t, "the other runnable", other.started)
 	waitFor(t, "the controller", ctlStarted)
 	waitFor(t, "Elected", m.Elected())
 	if !<-syncedAtStart {
@@ -233,7 +236,10 @@ func (f runFunc) Run(ctx context.Context) error { return f(ctx) }
 func TestReadyzAfterSync(t *testing.T) {
 	f := fake.New(t)
 	release := make(chan struct{})
+	listing := make(chan struct{})
+	var once sync.Once
 	f.PrependReactor("list", "configmaps", func(fake.Action) (bool, any, error) {
+		once.Do(func() { close(listing) })
 		<-release
 		return false, nil, nil
 	})
@@ -256,6 +262,7 @@ func TestReadyzAfterSync(t *testing.T) {
 		t.Errorf("/readyz before Start: %d, want 503", code)
 	}
 	r := start(t, m)
+	waitFor(t, "the informer's list", listing)
 	if code, _ := get(t, srv.URL+"/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz: %d, want 200", code)
 	}
@@ -365,8 +372,14 @@ func TestFailingRunnableStops(t *testing.T) {
 	other := newRecorder("other", &l, false)
 	leader := newRecorder("leader", &l, true)
 	boom := errors.New("boom")
+	leader.onStop = func() {
+		if other.ctx.Err() != nil {
+			t.Errorf("the leader-only runnable stops after the others were stopped")
+		}
+	}
 	for _, r := range []manager.Runnable{other, leader, manager.RunnableFunc(func(ctx context.Context) error {
 		<-leader.started
+		<-other.started
 		return boom
 	})} {
 		_ = m.Add(r)
