@@ -231,12 +231,12 @@ type runFunc func(ctx context.Context) error
 
 func (f runFunc) Run(ctx context.Context) error { return f(ctx) }
 
-// /readyz answers 503 until the caches have synced, then 200; /healthz
-// answers 200 from the start.
-func TestReadyzAfterSync(t *testing.T) {
+// hangingList returns a manager with a ConfigMap informer whose list
+// hangs until release is closed; listing is closed once it hangs.
+func hangingList(t *testing.T) (m *manager.Manager, listing, release chan struct{}) {
+	t.Helper()
 	f := fake.New(t)
-	release := make(chan struct{})
-	listing := make(chan struct{})
+	listing, release = make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	f.PrependReactor("list", "configmaps", func(fake.Action) (bool, any, error) {
 		once.Do(func() { close(listing) })
@@ -248,6 +248,13 @@ func TestReadyzAfterSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	informer.For[corev1.ConfigMap](m.Factory())
+	return m, listing, release
+}
+
+// /readyz answers 503 until the caches have synced, then 200; /healthz
+// answers 200 from the start.
+func TestReadyzAfterSync(t *testing.T) {
+	m, listing, release := hangingList(t)
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	started := make(chan struct{})
@@ -288,18 +295,8 @@ func TestReadyzAfterSync(t *testing.T) {
 // Stopped before the caches sync, Start returns nil without starting a
 // runnable.
 func TestStopBeforeSync(t *testing.T) {
-	f := fake.New(t)
-	release := make(chan struct{})
+	m, _, release := hangingList(t)
 	defer close(release)
-	f.PrependReactor("list", "configmaps", func(fake.Action) (bool, any, error) {
-		<-release
-		return false, nil, nil
-	})
-	m, err := manager.New(f.Client(), manager.Config{Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	informer.For[corev1.ConfigMap](m.Factory())
 	ran := false
 	_ = m.Add(manager.RunnableFunc(func(context.Context) error { ran = true; return nil }))
 	ctx, cancel := context.WithCancel(context.Background())
