@@ -13,6 +13,8 @@ import (
 	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/informer"
 	"github.com/kapi-dev/kapi/leaderelection"
@@ -175,6 +177,16 @@ func TestStartAndStopInOrder(t *testing.T) {
 	other.onStop = func() {
 		code, _ := get(t, "http://"+m.HealthAddr()+"/healthz")
 		healthAtStop = code
+		// The informers still watch: they stop after the runnables.
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "late", Namespace: "default"}}
+		if _, err := client.For[corev1.ConfigMap](f.Client()).Namespace("default").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			t.Errorf("creating a ConfigMap: %v", err)
+			return
+		}
+		eventually(t, "the informer to see a ConfigMap created while runnables stop", func() bool {
+			_, err := cms.Lister().Namespace("default").Get("late")
+			return err == nil
+		})
 	}
 	leader.onStop = func() {
 		if other.ctx.Err() != nil {
