@@ -279,7 +279,8 @@ func (m *Manager) fail(err error) {
 // the lease is lost, in this order: the leader-only runnables (their
 // context is cancelled, and they are waited for), the others, the
 // factory's informers, then the HTTP servers. The runnables are waited
-// for GracefulShutdownTimeout in all.
+// for as Config.GracefulShutdownTimeout says; /readyz answers 503 from the
+// moment stopping begins.
 //
 // It returns nil when stopped by ctx, else the first error: a runnable's,
 // leaderelection.ErrLeaseLost (wrapped) when the lease is lost, an address
