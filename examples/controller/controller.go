@@ -3,180 +3,170 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"sync"
+	"maps"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
-	"github.com/kapi-dev/kapi/cache"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/controller"
+	"github.com/kapi-dev/kapi/controllerutil"
+	"github.com/kapi-dev/kapi/events"
 	"github.com/kapi-dev/kapi/informer"
-	"github.com/kapi-dev/kapi/workqueue"
+	"github.com/kapi-dev/kapi/leaderelection"
+	"github.com/kapi-dev/kapi/metrics"
 )
 
-// MirrorLabel marks the ConfigMaps the controller mirrors.
-const MirrorLabel = "kapi.dev/mirror"
+const (
+	// MirrorLabel marks the ConfigMaps the controller mirrors.
+	MirrorLabel = "kapi.dev/mirror"
+	// Name names the controller: its Lease, its metrics and its events'
+	// reporting controller ("kapi.dev/configmap-mirror").
+	Name = "configmap-mirror"
+	// Finalizer holds a mirrored ConfigMap until its Secret is deleted.
+	Finalizer = "kapi.dev/mirror-cleanup"
+)
 
-// FieldManager is the name the controller writes under.
-const FieldManager = "configmap-mirror"
-
-// StatusAnnotation records on a ConfigMap the resourceVersion of it that its
-// Secret last mirrored: the controller's status.
-const StatusAnnotation = "kapi.dev/mirrored-version"
-
-// Controller keeps, for every ConfigMap labelled MirrorLabel=true in a
-// namespace, a Secret of the same name holding the same data and owned by the
-// ConfigMap (so that garbage collection removes it with its owner).
-type Controller struct {
-	c       *client.Client
-	cms     informer.Informer[corev1.ConfigMap]
-	secrets informer.Informer[corev1.Secret]
-	queue   workqueue.RateLimitingQueue[string]
-	log     *slog.Logger
+// Config configures a Mirror. Its zero value watches the client's
+// namespace, as replica "configmap-mirror", without metrics.
+type Config struct {
+	// Namespace is where ConfigMaps are mirrored and the Lease is held
+	// (default: the client's namespace).
+	Namespace string
+	// Identity names this replica in the Lease and in its events (default
+	// Name). Replicas need distinct identities.
+	Identity string
+	// Metrics, if set, receives the controller's and its queue's metrics.
+	Metrics *metrics.Exporter
+	// Logger receives the controller's logs (default slog.Default()).
+	Logger *slog.Logger
 }
 
-// FactoryConfig caches what the controller reads in namespace: Secrets, and
-// ConfigMaps labelled MirrorLabel=true.
-func FactoryConfig(namespace string) informer.FactoryConfig {
-	mirrored := informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"}
-	return informer.FactoryConfig{Namespace: namespace, ByObject: []informer.ObjectConfig{mirrored}}
+// Mirror keeps, for every ConfigMap labelled MirrorLabel=true, a Secret of
+// the same name holding the same data, controlled by the ConfigMap. A
+// finalizer deletes the Secret when the ConfigMap is deleted; events say
+// what was mirrored and cleaned up; only the replica holding the Lease
+// reconciles.
+type Mirror struct {
+	c          *client.Client
+	cfg        Config
+	factory    *informer.Factory
+	configMaps informer.Informer[corev1.ConfigMap]
+	secrets    informer.Informer[corev1.Secret]
+	ctl        *controller.Controller[corev1.ConfigMap]
+	rec        *events.Recorder
 }
 
-// NewController wires the ConfigMap and Secret informers of factory (made
-// with FactoryConfig) into a rate-limited work queue of ConfigMap keys.
-func NewController(c *client.Client, factory *informer.Factory, log *slog.Logger) (*Controller, error) {
-	ctl := &Controller{
-		c:       c,
-		cms:     informer.For[corev1.ConfigMap](factory),
-		secrets: informer.For[corev1.Secret](factory),
-		queue:   workqueue.NewRateLimiting[string](nil, workqueue.Config{}),
-		log:     log,
+// New builds a Mirror on c; Run runs it.
+func New(c *client.Client, cfg Config) (*Mirror, error) {
+	if cfg.Namespace == "" {
+		cfg.Namespace = c.Namespace()
 	}
-	enqueue := func(cm *corev1.ConfigMap) { ctl.queue.Add(cm.Namespace + "/" + cm.Name) }
-	if _, err := ctl.cms.AddEventHandler(informer.HandlerFuncs[corev1.ConfigMap]{
-		AddFunc:    func(cm *corev1.ConfigMap, _ bool) { enqueue(cm) },
-		UpdateFunc: func(_, cm *corev1.ConfigMap) { enqueue(cm) },
-		DeleteFunc: func(cm *corev1.ConfigMap, _ bool) { enqueue(cm) },
-	}); err != nil {
-		return nil, err
+	if cfg.Identity == "" {
+		cfg.Identity = Name
 	}
-	// A Secret changed or deleted behind the controller's back is put right.
-	owner := func(s *corev1.Secret) {
-		for _, ref := range s.OwnerReferences {
-			if ref.Kind == "ConfigMap" && ref.Controller != nil && *ref.Controller {
-				ctl.queue.Add(s.Namespace + "/" + ref.Name)
-			}
-		}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
-	if _, err := ctl.secrets.AddEventHandler(informer.HandlerFuncs[corev1.Secret]{
-		UpdateFunc: func(_, s *corev1.Secret) { owner(s) },
-		DeleteFunc: func(s *corev1.Secret, _ bool) { owner(s) },
-	}); err != nil {
-		return nil, err
-	}
-	return ctl, nil
-}
-
-// Run processes the queue with workers goroutines until ctx is done. The
-// informers must have been started and synced.
-func (ctl *Controller) Run(ctx context.Context, workers int) {
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for ctl.processNext(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	ctl.queue.ShutDownWithDrain()
-	wg.Wait()
-}
-
-func (ctl *Controller) processNext(ctx context.Context) bool {
-	key, shutdown := ctl.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer ctl.queue.Done(key)
-	if err := ctl.reconcile(ctx, key); err != nil {
-		if ctx.Err() != nil {
-			return true // shutting down; the queue drains and stops
-		}
-		ctl.log.Info("reconcile failed; retrying", "key", key, "err", err, "retries", ctl.queue.NumRequeues(key))
-		ctl.queue.AddRateLimited(key)
-		return true
-	}
-	ctl.queue.Forget(key)
-	return true
-}
-
-// reconcile makes the Secret of the ConfigMap key match it.
-func (ctl *Controller) reconcile(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitKey(key)
+	rec, err := events.New(c, events.Config{ReportingController: "kapi.dev/" + Name, ReportingInstance: cfg.Identity, Logger: cfg.Logger})
 	if err != nil {
-		return nil // not ours; nothing will ever make it valid
+		return nil, err
 	}
-	cm, err := ctl.cms.Lister().Namespace(ns).Get(name)
-	if cache.IsNotFound(err) {
-		return nil // the owner is gone: the garbage collector deletes its Secret
+	m := &Mirror{c: c, cfg: cfg, rec: rec}
+	// Only labelled ConfigMaps are cached; Secrets all are (in namespace).
+	m.factory = informer.NewFactory(c, informer.FactoryConfig{Namespace: cfg.Namespace, ByObject: []informer.ObjectConfig{
+		informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"},
+	}})
+	m.configMaps = informer.For[corev1.ConfigMap](m.factory)
+	m.secrets = informer.For[corev1.Secret](m.factory)
+
+	ctlCfg := controller.Config{Name: Name, Workers: 2, Logger: cfg.Logger}
+	if cfg.Metrics != nil {
+		ctlCfg.Metrics, ctlCfg.QueueMetrics = cfg.Metrics.Controller(Name), cfg.Metrics.Queue(Name)
 	}
+	m.ctl = controller.New[corev1.ConfigMap](m.factory, controller.ReconcilerFunc(m.reconcile), ctlCfg,
+		controller.Predicate[corev1.ConfigMap]{Update: func(old, cm *corev1.ConfigMap) bool {
+			return !maps.Equal(old.Data, cm.Data) || (old.DeletionTimestamp == nil) != (cm.DeletionTimestamp == nil)
+		}})
+	// A Secret changed or deleted behind the controller's back is put
+	// right; the Secrets it creates itself need no second look.
+	controller.Owns(m.ctl, controller.Predicate[corev1.Secret]{Create: func(*corev1.Secret) bool { return false }})
+	return m, nil
+}
+
+// Run stands for the Lease and, while this replica holds it, runs the
+// controller and the event recorder. It returns when ctx is done (nil), the
+// lease is lost (leaderelection.ErrLeaseLost) or the controller fails.
+func (m *Mirror) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var workErr error
+	le, err := leaderelection.New(m.c, leaderelection.Config{
+		Namespace: m.cfg.Namespace, Name: Name, Identity: m.cfg.Identity, ReleaseOnCancel: true,
+		OnStartedLeading: func(ctx context.Context) {
+			workErr = m.lead(ctx)
+			cancel() // the work is over: so is the candidacy
+		},
+	})
 	if err != nil {
 		return err
 	}
-	// The Secret is applied (server-side apply) unless the cache shows it
-	// already mirrors the ConfigMap: one request whether it is missing,
-	// stale or changed behind the controller's back.
-	if have, err := ctl.secrets.Lister().Namespace(ns).Get(name); err != nil || !mirrors(have, cm) {
-		if _, err := client.For[corev1.Secret](ctl.c).Namespace(ns).Apply(ctx, desiredSecret(cm), metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
-			return fmt.Errorf("applying secret: %w", err)
-		}
-	}
-	// Status: record which version of the ConfigMap is mirrored, on that
-	// version only (a newer one brings its own event).
-	if cm.Annotations[StatusAnnotation] == cm.ResourceVersion {
-		return nil
-	}
-	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, cm.ResourceVersion, StatusAnnotation, cm.ResourceVersion)
-	_, err = client.For[corev1.ConfigMap](ctl.c).Namespace(ns).Patch(ctx, name, client.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager})
-	if client.IsConflict(err) {
-		return errors.New("the ConfigMap changed meanwhile") // requeued; the next event brings the new version
-	}
-	return err
+	err = le.Run(ctx)
+	return errors.Join(err, workErr) // Run returns after OnStartedLeading
 }
 
-func desiredSecret(cm *corev1.ConfigMap) *corev1.Secret {
-	data := make(map[string][]byte, len(cm.Data))
-	for k, v := range cm.Data {
-		data[k] = []byte(v)
+// lead runs the recorder and the controller until ctx is done.
+func (m *Mirror) lead(ctx context.Context) error {
+	recDone := make(chan error, 1)
+	go func() { recDone <- m.rec.Run(ctx) }()
+	err := m.ctl.Run(ctx)
+	m.factory.Shutdown()
+	if ctx.Err() != nil {
+		err = nil // a controller stopped before its caches synced
 	}
-	yes := true
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: cm.Name, Namespace: cm.Namespace,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID,
-				Controller: &yes, BlockOwnerDeletion: &yes,
-			}},
-		},
-		Data: data,
-	}
+	return errors.Join(err, <-recDone)
 }
 
-// mirrors reports whether s holds cm's data and is controlled by cm.
-func mirrors(s *corev1.Secret, cm *corev1.ConfigMap) bool {
-	if len(s.Data) != len(cm.Data) {
-		return false
+// reconcile mirrors the ConfigMap req under Finalizer: Finalize adds the
+// finalizer and calls mirror while the ConfigMap lives, and calls it for a
+// cleanup once it is being deleted.
+func (m *Mirror) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	cm, err := m.configMaps.Lister().Namespace(req.Namespace).Get(req.Name)
+	if client.IsNotFound(err) {
+		return controller.Result{}, nil // gone, its cleanup done (or unlabelled)
+	} else if err != nil {
+		return controller.Result{}, err
 	}
-	for k, v := range cm.Data {
-		if b, ok := s.Data[k]; !ok || string(b) != v {
-			return false
+	return controllerutil.Finalize(ctx, client.For[corev1.ConfigMap](m.c), Finalizer, cm, m.mirror)
+}
+
+func (m *Mirror) mirror(ctx context.Context, ev controllerutil.Event[corev1.ConfigMap]) (controller.Result, error) {
+	cm := ev.Object
+	secrets := client.For[corev1.Secret](m.c).Namespace(cm.Namespace)
+	if ev.Type == controllerutil.Cleanup {
+		s, err := m.secrets.Lister().Namespace(cm.Namespace).Get(cm.Name)
+		if err == nil && controllerutil.IsControlledBy(s, cm) {
+			err = secrets.Delete(ctx, cm.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
 		}
-	}
-	for _, ref := range s.OwnerReferences {
-		if ref.UID == cm.UID && ref.Controller != nil && *ref.Controller {
-			return true
+		if err != nil && !client.IsNotFound(err) {
+			return controller.Result{}, err
 		}
+		m.rec.Eventf(cm, nil, events.Normal, "CleanedUp", "Cleanup", "deleted Secret %s", cm.Name)
+		return controller.Result{}, nil
 	}
-	return false
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cm.Namespace, Name: cm.Name}}
+	result, err := controllerutil.CreateOrPatch(ctx, secrets, secret, func(s *corev1.Secret) error {
+		s.Data = make(map[string][]byte, len(cm.Data))
+		for k, v := range cm.Data {
+			s.Data[k] = []byte(v)
+		}
+		return controllerutil.SetControllerReference(cm, s, controllerutil.OwnerOptions{Scheme: m.c.Scheme()})
+	})
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if result != controllerutil.Unchanged {
+		m.rec.Eventf(cm, nil, events.Normal, "Mirrored", "Mirror", "Secret %s %s", cm.Name, result)
+	}
+	return controller.Result{}, nil
 }

@@ -2,77 +2,228 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"sync/atomic"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	eventsv1 "github.com/kapi-dev/kapi/api/events/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/controllerutil"
 	"github.com/kapi-dev/kapi/fake"
+	"github.com/kapi-dev/kapi/metrics"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestMirror runs the controller on the fake client, with a reactor failing
-// the first Secret apply as a server would (500): the controller retries and
-// the Secret ends up mirroring the ConfigMap, owned by it, with the status
-// annotation set.
-func TestMirror(t *testing.T) {
-	f := fake.New(t, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "default", Labels: map[string]string{MirrorLabel: "true"}},
-		Data:       map[string]string{"mode": "fast"},
-	})
-	var failed atomic.Bool
-	f.PrependReactor("patch", "secrets", func(a fake.Action) (bool, any, error) {
-		if failed.Swap(true) {
-			return false, nil, nil // fall through to the server
-		}
-		return true, nil, client.NewStatusError(metav1.NewInternalError(io.ErrUnexpectedEOF))
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stop, err := start(ctx, f.Client(), "default", slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
+func configMap(name, mode string, labelled bool) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: map[string]string{"mode": mode}}
+	if labelled {
+		cm.Labels = map[string]string{MirrorLabel: "true"}
 	}
-	defer stop()
+	return cm
+}
 
-	secrets := client.For[corev1.Secret](f.Client()).Namespace("default")
-	s, err := waitForSecret(ctx, secrets, "settings", "fast")
+// TestConverges runs the controller on the fake while it injects faults in
+// the requests for ConfigMaps and Secrets (500s, 429s, conflicts, dropped,
+// truncated and expired watches), drawn from a few seeds. While the faults
+// last, the test updates one mirrored ConfigMap and deletes another; once
+// they stop, every labelled ConfigMap has a Secret holding its data that it
+// controls, the deleted one's Secret was deleted by the finalizer's cleanup
+// (and the ConfigMap is gone, its finalizer removed), the unlabelled
+// ConfigMap has no Secret, and events and metrics tell what happened.
+func TestConverges(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			f := fake.NewWithOptions(t, fake.Options{
+				MaxRetries: -1, // 429s reach the controller instead of being retried by the client on the wall clock
+				Faults: fake.Faults{
+					Seed: seed, InternalError: 0.1, TooManyRequests: 0.1, Conflict: 0.2,
+					ExpiredWatch: 0.2, TruncateWatch: 0.2, DropWatch: 0.2,
+					Resources: []string{"configmaps", "secrets"}, // the Lease and the events are served faithfully
+				},
+			}, configMap("a", "fast", true), configMap("b", "slow", true), configMap("c", "safe", true), configMap("plain", "x", false))
+			reg := prometheus.NewRegistry()
+			m, err := metrics.Register(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mirror, err := New(f.Client(), Config{Identity: "test", Metrics: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			runCtx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() { done <- mirror.Run(runCtx) }()
+			defer func() {
+				stop()
+				if err := <-done; err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			}()
+
+			want := map[string]string{"a": "fast", "b": "slow", "c": "safe"}
+			eventually(ctx, t, mirror, func() error { return mirrored(ctx, f.Client(), want) })
+			// Under faults still: the test's own writes are retried.
+			cms := client.For[corev1.ConfigMap](f.Client()).Namespace("default")
+			retry(ctx, t, func() error {
+				_, err := cms.Patch(ctx, "a", client.MergePatchType, []byte(`{"data":{"mode":"faster"}}`), metav1.PatchOptions{})
+				return err
+			})
+			retry(ctx, t, func() error {
+				if err := cms.Delete(ctx, "b", metav1.DeleteOptions{}); !client.IsNotFound(err) {
+					return err
+				}
+				return nil
+			})
+			f.StopFaults()
+			want = map[string]string{"a": "faster", "c": "safe"}
+			eventually(ctx, t, mirror, func() error {
+				if err := mirrored(ctx, f.Client(), want); err != nil {
+					return err
+				}
+				if _, err := cms.Get(ctx, "b", metav1.GetOptions{}); !client.IsNotFound(err) {
+					return fmt.Errorf("configmap b still there (%v)", err)
+				}
+				return recorded(ctx, f.Client(), "Mirrored/a", "Mirrored/b", "Mirrored/c", "CleanedUp/b")
+			})
+
+			counts := f.FaultCounts()
+			if counts[fake.FaultInternalError]+counts[fake.FaultTooManyRequests]+counts[fake.FaultConflict] == 0 {
+				t.Errorf("no request failed: %v", counts)
+			}
+			if n := reconciles(t, reg); n == 0 {
+				t.Error("controller_runtime_reconcile_total is 0")
+			}
+			t.Logf("faults %v", counts)
+		})
+	}
+}
+
+// mirrored checks, on the server, that exactly the ConfigMaps in want (name
+// to mode) have a Secret mirroring them, and carry the finalizer.
+func mirrored(ctx context.Context, c *client.Client, want map[string]string) error {
+	secrets, err := client.For[corev1.Secret](c).Namespace("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, s := range secrets.Items {
+		names = append(names, s.Name)
+		cm, err := client.For[corev1.ConfigMap](c).Namespace("default").Get(ctx, s.Name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("secret %s: its configmap: %w", s.Name, err)
+		}
+		switch {
+		case string(s.Data["mode"]) != want[s.Name] || len(s.Data) != 1:
+			return fmt.Errorf("secret %s has %q, want mode=%s", s.Name, s.Data, want[s.Name])
+		case !controllerutil.IsControlledBy(&s, cm):
+			return fmt.Errorf("secret %s is not controlled by its configmap: %+v", s.Name, s.OwnerReferences)
+		case !controllerutil.ContainsFinalizer(cm, Finalizer):
+			return fmt.Errorf("configmap %s has no finalizer: %v", cm.Name, cm.Finalizers)
+		}
+	}
+	if len(names) != len(want) {
+		return fmt.Errorf("secrets %v, want one per configmap of %v", names, want)
+	}
+	return nil
+}
+
+// recorded checks that there are Events with each reason/name.
+func recorded(ctx context.Context, c *client.Client, want ...string) error {
+	list, err := client.For[eventsv1.Event](c).Namespace("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	var have []string
+	for _, ev := range list.Items {
+		have = append(have, ev.Reason+"/"+ev.Regarding.Name)
+	}
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return fmt.Errorf("no event %s among %v", w, have)
+		}
+	}
+	return nil
+}
+
+// reconciles sums controller_runtime_reconcile_total.
+func reconciles(t *testing.T, reg *prometheus.Registry) float64 {
+	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].Name != "settings" || s.OwnerReferences[0].Kind != "ConfigMap" {
-		t.Errorf("owner references %+v", s.OwnerReferences)
-	}
-	applies := 0
-	for _, a := range f.Actions() {
-		if a.Matches("patch", "secrets") {
-			applies++
+	var n float64
+	for _, f := range families {
+		if f.GetName() == "controller_runtime_reconcile_total" {
+			for _, m := range f.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
 		}
 	}
-	// The first apply failed; the controller retried. (A later reconcile may
-	// apply again before its informer sees the Secret.)
-	if !failed.Load() || applies < 2 {
-		t.Errorf("%d secret applies, want the failed one and a retry", applies)
+	return n
+}
+
+// eventually waits until the controller is idle and check passes, or fails
+// the test with check's last error once ctx is done. The controller going
+// idle is not enough alone: a change may still be on its way from the
+// server to the informers (a dropped watch is watched again after a
+// backoff), so check is tried again at every tick.
+func eventually(ctx context.Context, t *testing.T, mirror *Mirror, check func() error) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := mirror.ctl.WaitIdle(ctx)
+		if err == nil {
+			if err = check(); err == nil {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("did not converge: %v", err)
+		case <-tick.C:
+		}
+	}
+}
+
+// retry runs a write until it gets past the injected faults.
+func retry(ctx context.Context, t *testing.T, write func() error) {
+	t.Helper()
+	var err error
+	for range 50 {
+		if err = write(); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
 func TestDemo(t *testing.T) {
-	var out stringsBuilder
-	if err := demo(context.Background(), &out, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	var out strings.Builder
+	m, err := metrics.Register(prometheus.NewRegistry())
+	if err != nil {
 		t.Fatal(err)
 	}
-	want := "secret settings mirrors configmap settings: mode=fast, owner=ConfigMap/settings\nafter the update: mode=safe\n"
+	if err := demo(t.Context(), &out, m, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	want := "secret settings mirrors configmap settings: mode=fast, owner=ConfigMap/settings\n" +
+		"after the update: mode=safe\n" +
+		"after the delete: the finalizer deleted the secret\n"
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
-
-type stringsBuilder struct{ b []byte }
-
-func (s *stringsBuilder) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
-func (s *stringsBuilder) String() string              { return string(s.b) }

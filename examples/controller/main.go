@@ -1,11 +1,13 @@
-// Command controller is a small reconciler built with kapi: it mirrors every
-// ConfigMap labelled kapi.dev/mirror=true into a Secret of the same name, owned
-// by the ConfigMap, and records the mirrored version on the ConfigMap. It runs
-// against an embedded reference server by default (and makes a few changes to
-// show it working), or against a cluster given -kubeconfig.
+// Command controller is a small controller built on kapi's toolkit: it
+// mirrors every ConfigMap labelled kapi.dev/mirror=true into a Secret of the
+// same name that the ConfigMap controls, deletes that Secret through a
+// finalizer when the ConfigMap is deleted, records events, runs only while it
+// holds a Lease, and exports Prometheus metrics. It runs against an embedded
+// reference server by default (and makes a few changes to show it working),
+// or against a cluster given -kubeconfig.
 //
 //	go run ./examples/controller
-//	go run ./examples/controller -kubeconfig ~/.kube/config -namespace team-a
+//	go run ./examples/controller -kubeconfig ~/.kube/config -namespace team-a -metrics-addr :8080
 package main
 
 import (
@@ -15,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/signal"
@@ -25,77 +29,64 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver"
 	"github.com/kapi-dev/kapi/client"
-	"github.com/kapi-dev/kapi/informer"
+	"github.com/kapi-dev/kapi/metrics"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "run against this cluster instead of an embedded reference server (and do not stop by itself)")
 	namespace := flag.String("namespace", "default", "namespace to watch")
+	metricsAddr := flag.String("metrics-addr", "", "serve Prometheus metrics on this address at /metrics (default: not served)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	var err error
-	if *kubeconfig != "" {
-		err = runCluster(ctx, *kubeconfig, *namespace, log)
-	} else {
-		err = demo(ctx, os.Stdout, log)
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err := run(ctx, *kubeconfig, *namespace, *metricsAddr, log); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "controller:", err)
 		os.Exit(1)
 	}
 }
 
-// start builds the controller on c, starts its informers and workers, and
-// returns a function that stops them all.
-func start(ctx context.Context, c *client.Client, namespace string, log *slog.Logger) (stop func(), err error) {
-	ctx, cancel := context.WithCancel(ctx)
-	factory := informer.NewFactory(c, FactoryConfig(namespace))
-	ctl, err := NewController(c, factory, log)
+func run(ctx context.Context, kubeconfig, namespace, metricsAddr string, log *slog.Logger) error {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.Register(reg)
 	if err != nil {
-		cancel()
-		return nil, err
+		return err
 	}
-	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
-		cancel()
-		factory.Shutdown()
-		return nil, err
+	if metricsAddr != "" {
+		ln, err := net.Listen("tcp", metricsAddr)
+		if err != nil {
+			return err
+		}
+		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed
+		defer srv.Close()
+		log.Info("serving metrics", "addr", "http://"+ln.Addr().String()+"/metrics")
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ctl.Run(ctx, 2)
-	}()
-	return func() {
-		cancel()
-		<-done
-		factory.Shutdown()
-	}, nil
-}
-
-func runCluster(ctx context.Context, kubeconfig, namespace string, log *slog.Logger) error {
+	if kubeconfig == "" {
+		return demo(ctx, os.Stdout, m, log)
+	}
 	cfg, err := client.Load(client.LoadOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return err
 	}
+	cfg.Metrics = m.Client()
 	c, err := client.New(cfg)
 	if err != nil {
 		return err
 	}
-	stop, err := start(ctx, c, namespace, log)
+	host, _ := os.Hostname()
+	mirror, err := New(c, Config{Namespace: namespace, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()), Metrics: m, Logger: log})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	<-ctx.Done()
-	return ctx.Err()
+	return mirror.Run(ctx)
 }
 
-// demo runs the controller against an embedded server, creates and changes a
-// ConfigMap, and prints what the controller made of it.
-func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
+// demo runs the controller against an embedded server, creates, changes and
+// deletes a ConfigMap, and prints what the controller made of it.
+func demo(ctx context.Context, out io.Writer, m *metrics.Exporter, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	srv, err := apiserver.New(apiserver.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -107,16 +98,28 @@ func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 		srv.Close()
 		ts.Close()
 	}()
-	c, err := client.New(&client.Config{Host: ts.URL})
+	c, err := client.New(&client.Config{Host: ts.URL, Metrics: m.Client()})
 	if err != nil {
 		return err
 	}
-	stop, err := start(ctx, c, "default", log)
+	mirror, err := New(c, Config{Namespace: "default", Metrics: m, Logger: log})
 	if err != nil {
 		return err
 	}
-	defer stop()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mirror.Run(runCtx) }()
+	if err := showMirror(ctx, out, c); err != nil {
+		stop()
+		return errors.Join(err, <-done)
+	}
+	stop()
+	return <-done
+}
 
+// showMirror creates, changes and deletes a ConfigMap, and prints the
+// Secret the controller keeps for it.
+func showMirror(ctx context.Context, out io.Writer, c *client.Client) error {
 	cms := client.For[corev1.ConfigMap](c).Namespace("default")
 	secrets := client.For[corev1.Secret](c).Namespace("default")
 	cm, err := cms.Create(ctx, &corev1.ConfigMap{
@@ -126,38 +129,48 @@ func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	s, err := waitForSecret(ctx, secrets, "settings", "fast")
+	s, err := waitForSecret(ctx, secrets, "settings", "", func(s *corev1.Secret) bool { return string(s.Data["mode"]) == "fast" })
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "secret %s mirrors configmap %s: mode=%s, owner=%s/%s\n", s.Name, cm.Name, s.Data["mode"], s.OwnerReferences[0].Kind, s.OwnerReferences[0].Name)
 
 	// A merge patch changes the one field, whatever else the controller
-	// (which annotates the ConfigMap) wrote meanwhile.
+	// (which adds its finalizer to the ConfigMap) wrote meanwhile.
 	if _, err := cms.Patch(ctx, "settings", client.MergePatchType, []byte(`{"data":{"mode":"safe"}}`), metav1.PatchOptions{}); err != nil {
 		return err
 	}
-	if s, err = waitForSecret(ctx, secrets, "settings", "safe"); err != nil {
+	if s, err = waitForSecret(ctx, secrets, "settings", s.ResourceVersion, func(s *corev1.Secret) bool { return string(s.Data["mode"]) == "safe" }); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "after the update: mode=%s\n", s.Data["mode"])
+
+	if err := cms.Delete(ctx, "settings", metav1.DeleteOptions{}); err != nil {
+		return err
+	}
+	if _, err := waitForSecret(ctx, secrets, "settings", s.ResourceVersion, nil); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "after the delete: the finalizer deleted the secret")
 	return nil
 }
 
-// waitForSecret watches until the Secret name holds mode.
-func waitForSecret(ctx context.Context, secrets client.Resource[corev1.Secret], name, mode string) (*corev1.Secret, error) {
-	w, err := secrets.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+// waitForSecret watches the Secret name from resourceVersion until done
+// holds for it, or, with a nil done, until it is deleted.
+func waitForSecret(ctx context.Context, secrets client.Resource[corev1.Secret], name, resourceVersion string, done func(*corev1.Secret) bool) (*corev1.Secret, error) {
+	w, err := secrets.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: resourceVersion})
 	if err != nil {
 		return nil, err
 	}
 	defer w.Stop()
 	for ev := range w.Events() {
-		if ev.Err != nil {
+		switch {
+		case ev.Err != nil:
 			return nil, ev.Err
-		}
-		if ev.Object != nil && string(ev.Object.Data["mode"]) == mode {
+		case ev.Object == nil:
+		case done == nil && ev.Type == client.EventDeleted, done != nil && ev.Type != client.EventDeleted && done(ev.Object):
 			return ev.Object, nil
 		}
 	}
-	return nil, fmt.Errorf("watch ended before secret %s had mode %s: %w", name, mode, ctx.Err())
+	return nil, fmt.Errorf("watch of secret %s ended early: %w", name, ctx.Err())
 }
