@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "github.com/kapi-dev/kapi/api/coordination/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	eventsv1 "github.com/kapi-dev/kapi/api/events/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -34,11 +35,13 @@ func configMap(name, mode string, labelled bool) *corev1.ConfigMap {
 // TestConverges runs the controller on the fake while it injects faults in
 // the requests for ConfigMaps and Secrets (500s, 429s, conflicts, dropped,
 // truncated and expired watches), drawn from a few seeds. While the faults
-// last, the test updates one mirrored ConfigMap and deletes another; once
+// last, the test updates one mirrored ConfigMap, deletes another, and
+// deletes the Secret of a third; once
 // they stop, every labelled ConfigMap has a Secret holding its data that it
 // controls, the deleted one's Secret was deleted by the finalizer's cleanup
 // (and the ConfigMap is gone, its finalizer removed), the unlabelled
-// ConfigMap has no Secret, and events and metrics tell what happened.
+// ConfigMap has no Secret, the replica holds the Lease, and events and
+// metrics tell what happened.
 func TestConverges(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
@@ -85,6 +88,14 @@ func TestConverges(t *testing.T) {
 				}
 				return nil
 			})
+			// A Secret deleted behind the controller's back is made again
+			// (Owns enqueues its owner).
+			retry(ctx, t, func() error {
+				if err := client.For[corev1.Secret](f.Client()).Namespace("default").Delete(ctx, "c", metav1.DeleteOptions{}); !client.IsNotFound(err) {
+					return err
+				}
+				return nil
+			})
 			f.StopFaults()
 			want = map[string]string{"a": "faster", "c": "safe"}
 			eventually(ctx, t, mirror, func() error {
@@ -97,6 +108,10 @@ func TestConverges(t *testing.T) {
 				return recorded(ctx, f.Client(), "Mirrored/a", "Mirrored/b", "Mirrored/c", "CleanedUp/b")
 			})
 
+			leases := client.For[coordinationv1.Lease](f.Client()).Namespace("default")
+			if l, err := leases.Get(ctx, Name, metav1.GetOptions{}); err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != "test" {
+				t.Errorf("Lease %s: %v, want it held by the replica", Name, err)
+			}
 			counts := f.FaultCounts()
 			if counts[fake.FaultInternalError]+counts[fake.FaultTooManyRequests]+counts[fake.FaultConflict] == 0 {
 				t.Errorf("no request failed: %v", counts)
