@@ -108,6 +108,11 @@ func TestConverges(t *testing.T) {
 				return recorded(ctx, f.Client(), "Mirrored/a", "Mirrored/b", "Mirrored/c", "CleanedUp/b")
 			})
 
+			// The cleanup deleted the Secret itself (the garbage collector,
+			// which would too, runs in the server: not an action).
+			if !slices.ContainsFunc(f.Actions(), func(a fake.Action) bool { return a.Matches("delete", "secrets") && a.Name == "b" }) {
+				t.Error("the finalizer's cleanup did not delete Secret b")
+			}
 			leases := client.For[coordinationv1.Lease](f.Client()).Namespace("default")
 			if l, err := leases.Get(ctx, Name, metav1.GetOptions{}); err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != "test" {
 				t.Errorf("Lease %s: %v, want it held by the replica", Name, err)
