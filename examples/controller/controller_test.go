@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	eventsv1 "github.com/kapi-dev/kapi/api/events/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/controller"
 	"github.com/kapi-dev/kapi/controllerutil"
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/metrics"
@@ -202,16 +204,18 @@ func eventually(ctx context.Context, t *testing.T, mirror *Mirror, check func() 
 	t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	var last error
 	for {
-		err := mirror.ctl.WaitIdle(ctx)
-		if err == nil {
-			if err = check(); err == nil {
+		if err := mirror.ctl.WaitIdle(ctx); errors.Is(err, controller.ErrStopped) {
+			t.Fatalf("the controller stopped: %v", err)
+		} else if err == nil {
+			if last = check(); last == nil {
 				return
 			}
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("did not converge: %v", err)
+			t.Fatalf("did not converge: %v", last)
 		case <-tick.C:
 		}
 	}
