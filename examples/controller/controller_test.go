@@ -206,7 +206,7 @@ func eventually(ctx context.Context, t *testing.T, mirror *Mirror, check func() 
 	defer tick.Stop()
 	var last error
 	for {
-		if err := mirror.ctl.WaitIdle(ctx); errors.Is(err, controller.ErrStopped) {
+		if err := mirror.ctl.WaitIdle(ctx); errors.Is(err, controller.ErrStopped) && ctx.Err() == nil {
 			t.Fatalf("the controller stopped: %v", err)
 		} else if err == nil {
 			if last = check(); last == nil {

@@ -4,7 +4,9 @@
 // finalizer when the ConfigMap is deleted, records events, runs only while it
 // holds a Lease, and exports Prometheus metrics. It runs against an embedded
 // reference server by default (and makes a few changes to show it working),
-// or against a cluster given -kubeconfig.
+// or against a cluster given -kubeconfig, where it needs to list, watch and
+// patch ConfigMaps, to manage Secrets and Leases, and to create Events in
+// -namespace. Run two replicas and only the one holding the Lease reconciles.
 //
 //	go run ./examples/controller
 //	go run ./examples/controller -kubeconfig ~/.kube/config -namespace team-a -metrics-addr :8080
