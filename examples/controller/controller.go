@@ -74,7 +74,7 @@ func New(c *client.Client, cfg Config) (*Mirror, error) {
 	}
 	m := &Mirror{c: c, cfg: cfg, rec: rec}
 	// Only labelled ConfigMaps are cached; Secrets all are (in namespace).
-	m.factory = informer.NewFactory(c, informer.FactoryConfig{Namespace: cfg.Namespace, ByObject: []informer.ObjectConfig{
+	m.factory = informer.NewFactory(c, informer.FactoryConfig{Namespace: cfg.Namespace, Logger: cfg.Logger, ByObject: []informer.ObjectConfig{
 		informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"},
 	}})
 	m.configMaps = informer.For[corev1.ConfigMap](m.factory)
