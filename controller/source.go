@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kapi-dev/kapi/client"
@@ -31,9 +32,20 @@ func watch[O any](inf informer.Informer[O], toRequests func(*O) []Request, preds
 				}
 			},
 			UpdateFunc: func(old, new *O) {
-				if ps.update(old, new) {
-					add(old) // the old state's requests too: an owner or mapping may have changed
-					add(new)
+				if !ps.update(old, new) {
+					return
+				}
+				// The old state's requests too (an owner or mapping may have
+				// changed), each once: enqueued twice, a request a worker took
+				// in between would be reconciled twice.
+				reqs := toRequests(new)
+				for _, r := range toRequests(old) {
+					if !slices.Contains(reqs, r) {
+						reqs = append(reqs, r)
+					}
+				}
+				for _, r := range reqs {
+					enqueue(r)
 				}
 			},
 			DeleteFunc: func(obj *O, _ bool) {
