@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"maps"
+	"net/http"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -14,6 +14,7 @@ import (
 	"github.com/kapi-dev/kapi/events"
 	"github.com/kapi-dev/kapi/informer"
 	"github.com/kapi-dev/kapi/leaderelection"
+	"github.com/kapi-dev/kapi/manager"
 	"github.com/kapi-dev/kapi/metrics"
 )
 
@@ -28,7 +29,8 @@ const (
 )
 
 // Config configures a Mirror. Its zero value watches the client's
-// namespace, as replica "configmap-mirror", without metrics.
+// namespace, as replica "configmap-mirror", without metrics or HTTP
+// server.
 type Config struct {
 	// Namespace is where ConfigMaps are mirrored and the Lease is held
 	// (default: the client's namespace).
@@ -36,8 +38,15 @@ type Config struct {
 	// Identity names this replica in the Lease and in its events (default
 	// Name). Replicas need distinct identities.
 	Identity string
-	// Metrics, if set, receives the controller's and its queue's metrics.
+	// Metrics, if set, receives the controller's, its queue's and its
+	// informers' metrics.
 	Metrics *metrics.Exporter
+	// MetricsHandler serves /metrics (default nil: not served), such as
+	// promhttp.HandlerFor on the registry Metrics was registered in.
+	MetricsHandler http.Handler
+	// Addr, if set, is the address ("host:port") the manager serves
+	// /healthz, /readyz and /metrics on (default "": no HTTP server).
+	Addr string
 	// Logger receives the controller's logs (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -46,11 +55,11 @@ type Config struct {
 // the same name holding the same data, controlled by the ConfigMap. A
 // finalizer deletes the Secret when the ConfigMap is deleted; events say
 // what was mirrored and cleaned up; only the replica holding the Lease
-// reconciles.
+// reconciles. It is a manager.Manager running the informers, the
+// controller, the event recorder, leader election and the HTTP server.
 type Mirror struct {
 	c          *client.Client
-	cfg        Config
-	factory    *informer.Factory
+	mgr        *manager.Manager
 	configMaps informer.Informer[corev1.ConfigMap]
 	secrets    informer.Informer[corev1.Secret]
 	ctl        *controller.Controller[corev1.ConfigMap]
@@ -72,60 +81,62 @@ func New(c *client.Client, cfg Config) (*Mirror, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Mirror{c: c, cfg: cfg, rec: rec}
-	// Only labelled ConfigMaps are cached; Secrets all are (in namespace).
-	m.factory = informer.NewFactory(c, informer.FactoryConfig{Namespace: cfg.Namespace, Logger: cfg.Logger, ByObject: []informer.ObjectConfig{
-		informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"},
-	}})
-	m.configMaps = informer.For[corev1.ConfigMap](m.factory)
-	m.secrets = informer.For[corev1.Secret](m.factory)
+	mgr, err := manager.New(c, manager.Config{
+		// Only labelled ConfigMaps are cached; Secrets all are (in namespace).
+		Factory: informer.FactoryConfig{Namespace: cfg.Namespace, Logger: cfg.Logger, ByObject: []informer.ObjectConfig{
+			informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"},
+		}},
+		// The work stops, and the Lease is released, when Run's context
+		// is done; a lost lease ends Run with an error.
+		LeaderElection: &leaderelection.Config{Namespace: cfg.Namespace, Name: Name, Identity: cfg.Identity, ReleaseOnCancel: true},
+		HealthAddr:     cfg.Addr,
+		MetricsAddr:    cfg.Addr,
+		Metrics:        cfg.MetricsHandler,
+		Logger:         cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := &Mirror{c: c, mgr: mgr, rec: rec}
+	m.configMaps = informer.For[corev1.ConfigMap](mgr.Factory())
+	m.secrets = informer.For[corev1.Secret](mgr.Factory())
 
 	ctlCfg := controller.Config{Name: Name, Workers: 2, Logger: cfg.Logger}
 	if cfg.Metrics != nil {
 		ctlCfg.Metrics, ctlCfg.QueueMetrics = cfg.Metrics.Controller(Name), cfg.Metrics.Queue(Name)
 	}
-	m.ctl = controller.New[corev1.ConfigMap](m.factory, controller.ReconcilerFunc(m.reconcile), ctlCfg,
+	m.ctl = controller.New[corev1.ConfigMap](mgr.Factory(), controller.ReconcilerFunc(m.reconcile), ctlCfg,
 		controller.Predicate[corev1.ConfigMap]{Update: func(old, cm *corev1.ConfigMap) bool {
 			return !maps.Equal(old.Data, cm.Data) || (old.DeletionTimestamp == nil) != (cm.DeletionTimestamp == nil)
 		}})
 	// A Secret changed or deleted behind the controller's back is put
 	// right; the Secrets it creates itself need no second look.
 	controller.Owns(m.ctl, controller.Predicate[corev1.Secret]{Create: func(*corev1.Secret) bool { return false }})
+	// The controller runs while this replica leads; the recorder on every
+	// replica, stopped after the controller so that it writes its last
+	// events.
+	if err := mgr.Add(manager.Controller(m.ctl)); err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(manager.WithoutLeaderElection(manager.RunnableFunc(rec.Run))); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// Run stands for the Lease and, while this replica holds it, runs the
-// controller and the event recorder. It returns when ctx is done (nil), the
-// lease is lost (leaderelection.ErrLeaseLost) or the controller fails.
-func (m *Mirror) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var workErr error
-	le, err := leaderelection.New(m.c, leaderelection.Config{
-		Namespace: m.cfg.Namespace, Name: Name, Identity: m.cfg.Identity, ReleaseOnCancel: true,
-		OnStartedLeading: func(ctx context.Context) {
-			workErr = m.lead(ctx)
-			cancel() // the work is over: so is the candidacy
-		},
-	})
-	if err != nil {
-		return err
-	}
-	err = le.Run(ctx)
-	return errors.Join(err, workErr) // Run returns after OnStartedLeading
-}
+// Run runs the manager: it serves the probes and metrics, fills the
+// caches, stands for the Lease and, while this replica holds it, runs the
+// controller. It returns nil when ctx is done, after releasing the Lease,
+// or an error: the lease was lost (leaderelection.ErrLeaseLost, wrapped)
+// or something failed. Either way the process should exit.
+func (m *Mirror) Run(ctx context.Context) error { return m.mgr.Start(ctx) }
 
-// lead runs the recorder and the controller until ctx is done.
-func (m *Mirror) lead(ctx context.Context) error {
-	recDone := make(chan error, 1)
-	go func() { recDone <- m.rec.Run(ctx) }()
-	err := m.ctl.Run(ctx)
-	m.factory.Shutdown()
-	if ctx.Err() != nil {
-		err = nil // a controller stopped before its caches synced
-	}
-	return errors.Join(err, <-recDone)
-}
+// Handler serves the manager's /healthz, /readyz and /metrics.
+func (m *Mirror) Handler() http.Handler { return m.mgr.Handler() }
+
+// Addr returns the address the HTTP server listens on, once Run has bound
+// it ("" without Config.Addr).
+func (m *Mirror) Addr() string { return m.mgr.HealthAddr() }
 
 // reconcile mirrors the ConfigMap req under Finalizer: Finalize adds the
 // finalizer and calls mirror while the ConfigMap lives, and calls it for a

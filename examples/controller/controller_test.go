@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +23,7 @@ import (
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/metrics"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/goleak"
 )
 
@@ -60,7 +63,7 @@ func TestConverges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mirror, err := New(f.Client(), Config{Identity: "test", Metrics: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			mirror, err := New(f.Client(), Config{Identity: "test", Metrics: m, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,6 +128,14 @@ func TestConverges(t *testing.T) {
 			}
 			if n := reconciles(t, reg); n == 0 {
 				t.Error("controller_runtime_reconcile_total is 0")
+			}
+			// The manager serves the probes and the metrics.
+			for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ok", "/metrics": "controller_runtime_reconcile_total"} {
+				rec := httptest.NewRecorder()
+				mirror.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+				if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
+					t.Errorf("GET %s: %d %.200q, want 200 with %q", path, rec.Code, rec.Body.String(), want)
+				}
 			}
 			t.Logf("faults %v", counts)
 		})
@@ -237,11 +248,7 @@ func retry(ctx context.Context, t *testing.T, write func() error) {
 
 func TestDemo(t *testing.T) {
 	var out strings.Builder
-	m, err := metrics.Register(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := demo(t.Context(), &out, m, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := demo(t.Context(), &out, "", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
 	want := "secret settings mirrors configmap settings: mode=fast, owner=ConfigMap/settings\n" +

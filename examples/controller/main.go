@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/signal"
@@ -38,48 +36,50 @@ import (
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "run against this cluster instead of an embedded reference server (and do not stop by itself)")
-	namespace := flag.String("namespace", "default", "namespace to watch")
-	metricsAddr := flag.String("metrics-addr", "", "serve Prometheus metrics on this address at /metrics (default: not served)")
+	namespace := flag.String("namespace", "default", "namespace to watch (with -kubeconfig)")
+	addr := flag.String("addr", "", "serve /metrics, /healthz and /readyz on this address (default: not served)")
+	identity := flag.String("identity", "", "this replica's name in the Lease (default: host name and process id)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(ctx, *kubeconfig, *namespace, *metricsAddr, log); err != nil && !errors.Is(err, context.Canceled) {
+	if *kubeconfig == "" {
+		if err := demo(ctx, os.Stdout, *addr, log); err != nil {
+			fmt.Fprintln(os.Stderr, "controller:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *identity == "" {
+		host, _ := os.Hostname()
+		*identity = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if err := run(ctx, *kubeconfig, Config{Namespace: *namespace, Identity: *identity, Addr: *addr, Logger: log}); err != nil {
 		fmt.Fprintln(os.Stderr, "controller:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, kubeconfig, namespace, metricsAddr string, log *slog.Logger) error {
+// run runs the controller against the cluster of kubeconfig until ctx is
+// done (nil) or it fails, as a lost lease does. cfg's Metrics and
+// MetricsHandler are set here, on a registry of run's own.
+func run(ctx context.Context, kubeconfig string, cfg Config) error {
 	reg := prometheus.NewRegistry()
 	m, err := metrics.Register(reg)
 	if err != nil {
 		return err
 	}
-	if metricsAddr != "" {
-		ln, err := net.Listen("tcp", metricsAddr)
-		if err != nil {
-			return err
-		}
-		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed
-		defer srv.Close()
-		log.Info("serving metrics", "addr", "http://"+ln.Addr().String()+"/metrics")
-	}
-	if kubeconfig == "" {
-		return demo(ctx, os.Stdout, m, log)
-	}
-	cfg, err := client.Load(client.LoadOptions{Kubeconfig: kubeconfig})
+	cfg.Metrics, cfg.MetricsHandler = m, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	ccfg, err := client.Load(client.LoadOptions{Kubeconfig: kubeconfig})
 	if err != nil {
 		return err
 	}
-	cfg.Metrics = m.Client()
-	c, err := client.New(cfg)
+	ccfg.Metrics = m.Client()
+	c, err := client.New(ccfg)
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
-	mirror, err := New(c, Config{Namespace: namespace, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()), Metrics: m, Logger: log})
+	mirror, err := New(c, cfg)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func run(ctx context.Context, kubeconfig, namespace, metricsAddr string, log *sl
 
 // demo runs the controller against an embedded server, creates, changes and
 // deletes a ConfigMap, and prints what the controller made of it.
-func demo(ctx context.Context, out io.Writer, m *metrics.Exporter, log *slog.Logger) error {
+func demo(ctx context.Context, out io.Writer, addr string, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	srv, err := apiserver.New(apiserver.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -100,11 +100,16 @@ func demo(ctx context.Context, out io.Writer, m *metrics.Exporter, log *slog.Log
 		srv.Close()
 		ts.Close()
 	}()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.Register(reg)
+	if err != nil {
+		return err
+	}
 	c, err := client.New(&client.Config{Host: ts.URL, Metrics: m.Client()})
 	if err != nil {
 		return err
 	}
-	mirror, err := New(c, Config{Namespace: "default", Metrics: m, Logger: log})
+	mirror, err := New(c, Config{Namespace: "default", Metrics: m, MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), Addr: addr, Logger: log})
 	if err != nil {
 		return err
 	}
