@@ -88,7 +88,10 @@ func New(c *client.Client, cfg Config) (*Mirror, error) {
 		}},
 		// The work stops, and the Lease is released, when Run's context
 		// is done; a lost lease ends Run with an error.
-		LeaderElection: &leaderelection.Config{Namespace: cfg.Namespace, Name: Name, Identity: cfg.Identity, ReleaseOnCancel: true},
+		LeaderElection: &leaderelection.Config{
+			Namespace: cfg.Namespace, Name: Name, Identity: cfg.Identity, ReleaseOnCancel: true,
+			OnNewLeader: func(id string) { cfg.Logger.Info("leader", "identity", id, "me", id == cfg.Identity) },
+		},
 		HealthAddr:     cfg.Addr,
 		MetricsAddr:    cfg.Addr,
 		Metrics:        cfg.MetricsHandler,

@@ -110,7 +110,7 @@ func TestConverges(t *testing.T) {
 				if _, err := cms.Get(ctx, "b", metav1.GetOptions{}); !client.IsNotFound(err) {
 					return fmt.Errorf("configmap b still there (%v)", err)
 				}
-				return recorded(ctx, f.Client(), "Mirrored/a", "Mirrored/b", "Mirrored/c", "CleanedUp/b")
+				return recorded(ctx, f.Client(), "default", "Mirrored/a", "Mirrored/b", "Mirrored/c", "CleanedUp/b")
 			})
 
 			// The cleanup deleted the Secret itself (the garbage collector,
@@ -171,9 +171,10 @@ func mirrored(ctx context.Context, c *client.Client, want map[string]string) err
 	return nil
 }
 
-// recorded checks that there are Events with each reason/name.
-func recorded(ctx context.Context, c *client.Client, want ...string) error {
-	list, err := client.For[eventsv1.Event](c).Namespace("default").List(ctx, metav1.ListOptions{})
+// recorded checks that there are Events in namespace with each
+// reason/name.
+func recorded(ctx context.Context, c *client.Client, namespace string, want ...string) error {
+	list, err := client.For[eventsv1.Event](c).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
