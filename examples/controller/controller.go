@@ -92,10 +92,10 @@ func New(c *client.Client, cfg Config) (*Mirror, error) {
 			Namespace: cfg.Namespace, Name: Name, Identity: cfg.Identity, ReleaseOnCancel: true,
 			OnNewLeader: func(id string) { cfg.Logger.Info("leader", "identity", id, "me", id == cfg.Identity) },
 		},
-		HealthAddr:     cfg.Addr,
-		MetricsAddr:    cfg.Addr,
-		Metrics:        cfg.MetricsHandler,
-		Logger:         cfg.Logger,
+		HealthAddr:  cfg.Addr,
+		MetricsAddr: cfg.Addr,
+		Metrics:     cfg.MetricsHandler,
+		Logger:      cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
