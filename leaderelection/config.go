@@ -14,7 +14,20 @@ const (
 	DefaultLeaseDuration = 15 * time.Second
 	DefaultRenewDeadline = 10 * time.Second
 	DefaultRetryPeriod   = 2 * time.Second
+	// DefaultWatchdogTolerance is the default of Config.WatchdogTolerance,
+	// the timeout kube-controller-manager gives client-go's
+	// HealthzAdaptor.
+	DefaultWatchdogTolerance = 20 * time.Second
 )
+
+// JitterFactor spreads the attempts to acquire the Lease, as client-go's
+// JitterFactor does: a candidate that does not lead waits a random time
+// between RetryPeriod and (1+JitterFactor)*RetryPeriod between two
+// attempts, so that candidates that saw a Lease expire together do not all
+// try to take it at the same instant (and all but one get a Conflict). The
+// leader's renewals are not jittered: they come every RetryPeriod, well
+// within RenewDeadline.
+const JitterFactor = 1.2
 
 // Config configures a [LeaderElector]. Name, Identity and OnStartedLeading
 // are required; every other zero value is a documented default.
@@ -44,6 +57,15 @@ type Config struct {
 	// RetryPeriod is the time between two attempts to acquire or renew the
 	// Lease (default 2s). It must be less than RenewDeadline.
 	RetryPeriod time.Duration
+
+	// WatchdogTolerance is how long past LeaseDuration after its last
+	// successful renewal a candidate that still believes it leads makes
+	// [LeaderElector.Check] fail (default DefaultWatchdogTolerance, 20s).
+	// It should never happen, as leading stops RenewDeadline after the
+	// last renewal: it means the election's goroutine is stuck, and a
+	// liveness probe on Check (the manager's /healthz) restarts the
+	// process, as client-go's HealthzAdaptor does.
+	WatchdogTolerance time.Duration
 
 	// ReleaseOnCancel releases the Lease when Run's context is cancelled,
 	// after OnStartedLeading has returned: holderIdentity is cleared and
@@ -88,6 +110,9 @@ func (cfg Config) withDefaults(clientNamespace string) (Config, error) {
 	if cfg.RetryPeriod == 0 {
 		cfg.RetryPeriod = DefaultRetryPeriod
 	}
+	if cfg.WatchdogTolerance == 0 {
+		cfg.WatchdogTolerance = DefaultWatchdogTolerance
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = workqueue.RealClock{}
 	}
@@ -114,6 +139,9 @@ func (cfg Config) withDefaults(clientNamespace string) (Config, error) {
 	}
 	if cfg.RenewDeadline < 0 || cfg.RetryPeriod < 0 {
 		errs = append(errs, fmt.Errorf("RenewDeadline %v and RetryPeriod %v must not be negative", cfg.RenewDeadline, cfg.RetryPeriod))
+	}
+	if cfg.WatchdogTolerance < 0 {
+		errs = append(errs, fmt.Errorf("WatchdogTolerance %v must not be negative", cfg.WatchdogTolerance))
 	}
 	if cfg.RenewDeadline >= cfg.LeaseDuration {
 		errs = append(errs, fmt.Errorf("RenewDeadline %v must be less than LeaseDuration %v, or a lost leader may still work when another starts", cfg.RenewDeadline, cfg.LeaseDuration))

@@ -64,6 +64,24 @@
 // that they agree): as in client-go, time is only ever measured on one
 // clock.
 //
+// # Jitter
+//
+// A candidate that does not lead tries to acquire every RetryPeriod plus a
+// random jitter of up to [JitterFactor] (1.2, client-go's) times
+// RetryPeriod, so that followers that saw the Lease expire together do not
+// all write it at once. The leader renews every RetryPeriod, without
+// jitter.
+//
+// # Watchdog
+//
+// [LeaderElector.Check] is a health check, as client-go's HealthzAdaptor:
+// it fails when this candidate believes it leads but has not renewed the
+// Lease for longer than LeaseDuration plus WatchdogTolerance (20s by
+// default). Leading stops RenewDeadline after the last renewal, so this
+// only happens when the election itself is stuck; by then another
+// candidate may lead, and a liveness probe on Check restarts the process.
+// The manager package serves it on /healthz.
+//
 // # Release on cancel
 //
 // With ReleaseOnCancel, cancelling Run's context stops the work, waits for

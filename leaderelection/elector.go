@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,11 @@ type LeaderElector struct {
 	running atomic.Bool
 	leading atomic.Bool
 	leader  atomic.Pointer[string] // last holder seen
+	renewed atomic.Int64           // start of the last successful renewal while leading, Unix ns
+
+	// jitter returns a number in [0, 1) that spreads the attempts to
+	// acquire (rand.Float64; tests set their own).
+	jitter func() float64
 
 	// Owned by Run's goroutine.
 	observed     *coordinationv1.Lease // last version of the Lease seen
@@ -48,7 +54,26 @@ func New(c *client.Client, cfg Config) (*LeaderElector, error) {
 	return &LeaderElector{
 		cfg:    cfg,
 		leases: client.For[coordinationv1.Lease](c).Namespace(cfg.Namespace),
+		jitter: rand.Float64,
 	}, nil
+}
+
+// Check is a health check of the election, for a liveness probe (the
+// manager's /healthz), as client-go's HealthzAdaptor: it returns an error
+// when this candidate believes it leads but has not renewed the Lease for
+// longer than LeaseDuration plus WatchdogTolerance (by then another
+// candidate may lead: this one's election is stuck), and nil otherwise,
+// also when it does not lead.
+func (le *LeaderElector) Check() error {
+	if !le.leading.Load() {
+		return nil
+	}
+	last := time.Unix(0, le.renewed.Load())
+	if since := le.cfg.Clock.Now().Sub(last); since > le.cfg.LeaseDuration+le.cfg.WatchdogTolerance {
+		return fmt.Errorf("leaderelection: leading the Lease %s/%s without renewing it for %v (LeaseDuration %v, WatchdogTolerance %v)",
+			le.cfg.Namespace, le.cfg.Name, since, le.cfg.LeaseDuration, le.cfg.WatchdogTolerance)
+	}
+	return nil
 }
 
 // IsLeader reports whether this candidate leads now: OnStartedLeading's
@@ -85,15 +110,17 @@ func (le *LeaderElector) Run(ctx context.Context) error {
 	return le.lead(ctx, start)
 }
 
-// acquire tries to acquire the Lease every RetryPeriod until it does, and
-// returns the time its successful attempt started; false when ctx ends.
+// acquire tries to acquire the Lease until it does, every RetryPeriod
+// plus a random jitter of up to JitterFactor times RetryPeriod, and returns
+// the time its successful attempt started; false when ctx ends.
 func (le *LeaderElector) acquire(ctx context.Context) (time.Time, bool) {
 	for {
 		start := le.cfg.Clock.Now()
 		if le.tryAcquireOrRenew(ctx, start) == nil {
 			return start, true
 		}
-		if !le.wait(ctx, start.Add(le.cfg.RetryPeriod)) {
+		wait := le.cfg.RetryPeriod + time.Duration(le.jitter()*JitterFactor*float64(le.cfg.RetryPeriod))
+		if !le.wait(ctx, start.Add(wait)) {
 			return time.Time{}, false
 		}
 	}
@@ -130,6 +157,7 @@ type renewal struct {
 func (le *LeaderElector) lead(ctx context.Context, start time.Time) error {
 	leadCtx, cancelLead := context.WithCancel(ctx)
 	defer cancelLead()
+	le.renewed.Store(start.UnixNano())
 	le.leading.Store(true)
 	le.traceLeading(true, start)
 	workDone := make(chan struct{})
@@ -167,6 +195,7 @@ func (le *LeaderElector) lead(ctx context.Context, start time.Time) error {
 			default:
 			}
 			if r.err == nil {
+				le.renewed.Store(r.start.UnixNano())
 				deadlineTimer.Stop()
 				deadline = r.start.Add(le.cfg.RenewDeadline)
 				deadlineTimer = le.cfg.Clock.NewTimerAt(deadline)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sync"
@@ -25,6 +26,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // that should happen at once.
 const waitLimit = 20 * time.Second
 
+// maxRetry is the longest a candidate that does not lead waits between
+// two attempts: RetryPeriod with the largest jitter.
+const maxRetry = DefaultRetryPeriod + time.Duration(JitterFactor*float64(DefaultRetryPeriod))
+
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const (
@@ -39,6 +44,10 @@ type world struct {
 	f     *fake.Fake
 	clock *clocktest.FakeClock
 	ctx   context.Context
+
+	// jitter, if set, is every candidate's source of jitter; otherwise
+	// each has a random source of its own, seeded by its place.
+	jitter func() float64
 
 	mu         sync.Mutex
 	intervals  []interval // every leading term, in order of start
@@ -126,6 +135,10 @@ func (w *world) start(cfg Config) *candidate {
 	c.cancel = cancel
 	w.t.Cleanup(func() { cancel(); <-c.done })
 	w.mu.Lock()
+	c.le.jitter = w.jitter
+	if c.le.jitter == nil {
+		c.le.jitter = rand.New(rand.NewPCG(1, uint64(len(w.candidates)))).Float64
+	}
 	w.candidates = append(w.candidates, c)
 	w.mu.Unlock()
 	go func() {

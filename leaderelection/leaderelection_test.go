@@ -36,6 +36,7 @@ func TestConfigValidation(t *testing.T) {
 			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = time.Millisecond, time.Microsecond, time.Nanosecond
 		}, []string{"less than 1s"}},
 		{"negative", func(c *Config) { c.RetryPeriod = -time.Second }, []string{"must not be negative"}},
+		{"negative watchdog tolerance", func(c *Config) { c.WatchdogTolerance = -time.Second }, []string{"WatchdogTolerance -1s must not be negative"}},
 		{"every error at once", func(c *Config) { *c = Config{RenewDeadline: time.Minute} }, []string{"Name", "Identity", "OnStartedLeading", "RenewDeadline 1m0s"}},
 	}
 	for _, tt := range tests {
@@ -47,7 +48,7 @@ func TestConfigValidation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.LeaseDuration != 15*time.Second || got.RenewDeadline != 10*time.Second || got.RetryPeriod != 2*time.Second || got.Clock == nil || got.Namespace != "default" {
+				if got.LeaseDuration != 15*time.Second || got.RenewDeadline != 10*time.Second || got.RetryPeriod != 2*time.Second || got.WatchdogTolerance != 20*time.Second || got.Clock == nil || got.Namespace != "default" {
 					t.Errorf("defaults: %+v", got)
 				}
 				return
@@ -110,16 +111,18 @@ func TestOneLeaderAndFailover(t *testing.T) {
 	if l := w.leaders(); len(l) != 0 {
 		t.Fatalf("leaders %v between a's deadline and the lease's expiry", l)
 	}
-	// b saw a's last renewal at its attempt at 60s or 62s, and takes over
-	// once LeaseDuration has passed since, at its next attempt.
-	for len(w.leaders()) == 0 && w.clock.Now().Before(lastRenew.Add(20*time.Second)) {
+	// b saw a's last renewal at its next attempt, at most maxRetry after
+	// 60s, and takes over once LeaseDuration has passed since, at its
+	// next attempt (the clock moves by whole seconds).
+	latest := 15*time.Second + 2*maxRetry + time.Second
+	for len(w.leaders()) == 0 && w.clock.Now().Before(lastRenew.Add(latest+time.Second)) {
 		w.step(time.Second)
 	}
 	if got := w.leader(); got != "b" {
 		t.Fatalf("leader %s after expiry, want b", got)
 	}
-	if took := w.clock.Now().Sub(lastRenew); took < 15*time.Second || took > 15*time.Second+2*DefaultRetryPeriod {
-		t.Fatalf("b took over %v after a's last renewal, want 15s to 19s", took)
+	if took := w.clock.Now().Sub(lastRenew); took < 15*time.Second || took > latest {
+		t.Fatalf("b took over %v after a's last renewal, want 15s to %v", took, latest)
 	}
 	l = w.lease()
 	if str(l.Spec.HolderIdentity) != `"b"` || *l.Spec.LeaseTransitions != 1 || !l.Spec.AcquireTime.Equal(l.Spec.RenewTime.Time) ||
@@ -268,7 +271,7 @@ func TestReleaseOnCancel(t *testing.T) {
 			} else if str(l.Spec.HolderIdentity) != `"a"` {
 				t.Fatalf("kept lease: holder %s", str(l.Spec.HolderIdentity))
 			}
-			w.step(2 * time.Second) // b's next attempt
+			w.step(maxRetry.Round(time.Second) + time.Second) // b's next attempt
 			if release {
 				if got := w.leader(); got != "b" {
 					t.Fatalf("leader %s after release, want b", got)

@@ -65,7 +65,12 @@
 //
 // # Probes and metrics
 //
-// /healthz answers 200 while the manager serves. /readyz answers 200 once
+// /healthz answers 200 while the manager serves, and 500 when the leader
+// election's watchdog fails: this replica believes it leads but has not
+// renewed the Lease for LeaseDuration plus LeaderElection.WatchdogTolerance
+// (20s by default), which means its election is stuck and another replica
+// may lead (client-go's HealthzAdaptor); a liveness probe on it restarts
+// the process. /readyz answers 200 once
 // the caches have synced and until stopping begins, 503 otherwise. It does
 // not wait for leadership, as controller-runtime's probes do not: standby
 // replicas are ready, or a rollout would wait for a Lease only one replica

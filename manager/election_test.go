@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/leaderelection"
 	"github.com/kapi-dev/kapi/manager"
+	"github.com/kapi-dev/kapi/workqueue"
 	"github.com/kapi-dev/kapi/workqueue/clocktest"
 )
 
@@ -149,5 +151,78 @@ func TestLeaseLostStopsManager(t *testing.T) {
 	}
 	if got := a.log.String(); !strings.HasSuffix(got, "leader- other-") {
 		t.Errorf("events %q, want the leader-only runnable stopped first", got)
+	}
+}
+
+// freezableClock is the fake clock, but while frozen the timers it hands
+// out never fire: an election stuck after its last renewal.
+type freezableClock struct {
+	*clocktest.FakeClock
+	frozen atomic.Bool
+	frozes atomic.Int32
+}
+
+func (c *freezableClock) NewTimerAt(t time.Time) workqueue.Timer {
+	if c.frozen.Load() {
+		c.frozes.Add(1)
+		return frozenTimer{}
+	}
+	return c.FakeClock.NewTimerAt(t)
+}
+
+type frozenTimer struct{}
+
+func (frozenTimer) C() <-chan time.Time { return nil }
+func (frozenTimer) Stop() bool          { return true }
+
+// /healthz fails once the leader has not renewed its Lease for
+// LeaseDuration plus WatchdogTolerance while it believes it leads.
+func TestHealthzWatchdog(t *testing.T) {
+	f := fake.New(t)
+	clock := &freezableClock{FakeClock: clocktest.NewFakeClock(epoch)}
+	m, err := manager.New(f.Client(), manager.Config{
+		Clock:  clock,
+		Logger: quiet(),
+		LeaderElection: &leaderelection.Config{
+			Namespace: "kube-system", Name: "ctrl", Identity: "a", WatchdogTolerance: 5 * time.Second,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := newRecorder("leader", &log{}, true)
+	_ = m.Add(leader)
+	r := start(t, m)
+	waitFor(t, "a's leader runnable", leader.started)
+	healthz := func() (int, string) {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	settle(t, clock.FakeClock, 2) // the renewal and the renew deadline
+	for range 30 {
+		clock.Step(time.Second)
+		settle(t, clock.FakeClock, 2)
+	}
+	if code, body := healthz(); code != http.StatusOK {
+		t.Fatalf("/healthz of a leader that renews: %d %s", code, body)
+	}
+
+	clock.frozen.Store(true)
+	// The leader renewed at 30s (every RetryPeriod, 2s, from 0s): its
+	// next renewal, at 32s, sets timers that never fire.
+	clock.Step(leaderelection.DefaultRetryPeriod)
+	renewed := clock.Now()
+	eventually(t, "the renewal", func() bool { return clock.frozes.Load() == 2 })
+	clock.SetTime(renewed.Add(15*time.Second + 5*time.Second))
+	if code, body := healthz(); code != http.StatusOK {
+		t.Fatalf("/healthz LeaseDuration+WatchdogTolerance after the last renewal: %d %s", code, body)
+	}
+	clock.Step(time.Millisecond)
+	if code, body := healthz(); code != http.StatusInternalServerError || !strings.Contains(body, "without renewing") {
+		t.Fatalf("/healthz of a stuck leader: %d %s, want 500", code, body)
+	}
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -232,7 +232,12 @@ func load(p *atomic.Pointer[string]) string {
 // Handler returns the handler of the manager's HTTP servers: /healthz,
 // /readyz and /metrics, to mount on a server of one's own.
 //
-// /healthz answers 200 while the manager runs. /readyz answers 200 once
+// /healthz answers 200 while the manager runs, unless the leader
+// election's watchdog fails (leaderelection.LeaderElector.Check: this
+// replica believes it leads but has not renewed its Lease for longer than
+// LeaseDuration plus WatchdogTolerance); it then answers 500, so that a
+// liveness probe restarts a replica whose election is stuck, as client-go's
+// HealthzAdaptor does. /readyz answers 200 once
 // the factory's caches have synced, and 503 before and once stopping has
 // begun; it does not depend on leadership (as controller-runtime's probes
 // do not), so a replica waiting for the Lease is ready: a readiness that
@@ -241,6 +246,12 @@ func load(p *atomic.Pointer[string]) string {
 func (m *Manager) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if m.elector != nil {
+			if err := m.elector.Check(); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
