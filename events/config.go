@@ -29,6 +29,15 @@ const (
 	// still joins an Event's series (client-go's finishTime, 6 minutes).
 	// A repeat later than that creates a new Event.
 	IsomorphismWindow = 6 * time.Minute
+	// DefaultMaxRetries is the default of Config.MaxRetries.
+	DefaultMaxRetries = 5
+	// RetryBackoff is the wait before the first retry of a failed write;
+	// each later retry of the same write waits twice as long as the one
+	// before, up to MaxRetryBackoff: with the default MaxRetries, a write
+	// is given up 31 seconds after it first failed.
+	RetryBackoff = time.Second
+	// MaxRetryBackoff caps the wait between two attempts of a write.
+	MaxRetryBackoff = 30 * time.Second
 	// maxSeries bounds the events remembered for aggregation; events past
 	// it are still written, each as an Event of its own.
 	maxSeries = 4096
@@ -65,8 +74,18 @@ type Config struct {
 	// once). The queued events it could not write are counted in
 	// Counters.Dropped.
 	FlushTimeout time.Duration
-	// Clock is the source of event times and of the series heartbeat
-	// (default workqueue.RealClock). Tests inject a
+	// MaxRetries is how many times a write (the create of an Event, the
+	// update of a series) that failed with an error that may pass (429,
+	// 500, 503, 504, a server timeout, a failed connection) is made again,
+	// after RetryBackoff doubling up to MaxRetryBackoff (default 0:
+	// DefaultMaxRetries, 5; negative: never). client-go tries an event 12
+	// times, 10 seconds apart; kapi gives up sooner, as the writer retries
+	// in line and the events queued meanwhile wait (or, when the buffer is
+	// full, are dropped, as Eventf never waits). Retries are counted in
+	// Counters.Retried, writes given up in Counters.Failed.
+	MaxRetries int
+	// Clock is the source of event times, of the series heartbeat and of
+	// the retries' backoff (default workqueue.RealClock). Tests inject a
 	// clocktest.FakeClock.
 	Clock workqueue.Clock
 	// Logger receives the recorder's logs: invalid events, failed writes,
@@ -94,6 +113,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = DefaultBufferSize
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	} else if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
 	}
 	if cfg.FlushTimeout == 0 {
 		cfg.FlushTimeout = DefaultFlushTimeout

@@ -35,9 +35,24 @@
 // Eventf refuses, counts and logs what the server would refuse: a type other
 // than [Normal] or [Warning], an empty or longer than 128 bytes reason or
 // action, a regarding object without name or known kind. A note longer
-// than [MaxNoteLength] bytes is cut. The recorder writes each Event once: a
-// write the server refuses or that fails is counted in Counters.Failed and
-// logged, not retried.
+// than [MaxNoteLength] bytes is cut.
+//
+// # Retries
+//
+// A write (an Event's create, a series' update) that fails with an error
+// that may pass, a 429, 500, 503 or 504 answer, a server timeout or a
+// failed connection, is made again up to Config.MaxRetries times (default
+// 5), after a backoff on Config.Clock of [RetryBackoff] (1s) doubling up to
+// [MaxRetryBackoff] (30s): a write is given up 31 seconds after it first
+// failed. The kapi client never repeats a POST or a PATCH itself; the
+// recorder may, as an Event's name is unique (AlreadyExists on a retry means
+// an earlier attempt landed) and a series' update is idempotent. What the
+// server refuses (invalid, forbidden, a missing namespace) is not retried.
+// Retries are counted in Counters.Retried; writes that failed, after their
+// retries, in Counters.Failed, and logged. The writer retries in line:
+// events queued meanwhile wait, and Eventf, which never waits, drops those
+// that do not fit the buffer. Once Run's context is done, a failed write is
+// retried once more, at once, within FlushTimeout.
 //
 // # Series
 //

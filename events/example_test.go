@@ -63,5 +63,5 @@ func Example() {
 	// Warning BackOff Restart Pod web
 	// back-off restarting container app (try 1)
 	// series: 3
-	// {Emitted:1 Aggregated:2 SeriesUpdates:2 Dropped:0 Invalid:0 Failed:0}
+	// {Emitted:1 Aggregated:2 SeriesUpdates:2 Dropped:0 Invalid:0 Failed:0 Retried:0}
 }

@@ -40,12 +40,13 @@ type Recorder struct {
 	stopped bool
 	started atomic.Bool
 
-	emitted, aggregated, seriesUpdates, dropped, invalid, failed atomic.Uint64
+	emitted, aggregated, seriesUpdates, dropped, invalid, failed, retried atomic.Uint64
 
 	lastStamp atomic.Int64 // the time that named the last Event, Unix ns
 
 	// Owned by the goroutine of Run.
-	useCore bool
+	stopping <-chan struct{} // Run's ctx.Done()
+	useCore  bool
 	series  map[seriesKey]*series
 }
 
@@ -67,8 +68,11 @@ type Counters struct {
 	// server would refuse them (see Recorder.Eventf).
 	Invalid uint64
 	// Failed is the number of writes (creates and series updates) that
-	// failed.
+	// failed, after their retries.
 	Failed uint64
+	// Retried is the number of times a write that failed with an error
+	// that may pass was made again (see Config.MaxRetries).
+	Retried uint64
 }
 
 // New returns a Recorder that writes Events with c, or an error when cfg
@@ -99,6 +103,7 @@ func (r *Recorder) Counters() Counters {
 		Dropped:       r.dropped.Load(),
 		Invalid:       r.invalid.Load(),
 		Failed:        r.failed.Load(),
+		Retried:       r.retried.Load(),
 	}
 }
 
@@ -300,6 +305,7 @@ func (r *Recorder) Run(ctx context.Context) error {
 		}
 	}()
 
+	r.stopping = ctx.Done()
 	clock := r.cfg.Clock
 	next := clock.Now().Add(SeriesHeartbeat)
 	timer := clock.NewTimerAt(next)
@@ -362,5 +368,5 @@ func (r *Recorder) shutdown(wctx context.Context, wcancel context.CancelFunc, fi
 	}
 	c := r.Counters()
 	r.cfg.Logger.Info("events: recorder stopped", "emitted", c.Emitted, "aggregated", c.Aggregated,
-		"seriesUpdates", c.SeriesUpdates, "dropped", c.Dropped, "invalid", c.Invalid, "failed", c.Failed)
+		"seriesUpdates", c.SeriesUpdates, "dropped", c.Dropped, "invalid", c.Invalid, "failed", c.Failed, "retried", c.Retried)
 }

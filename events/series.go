@@ -57,7 +57,11 @@ func (r *Recorder) record(ctx context.Context, ev *eventsv1.Event) {
 		}
 		r.finish(ctx, k, s)
 	}
-	core, err := r.create(ctx, ev)
+	var core bool
+	err := r.write(ctx, func(ctx context.Context, retry bool) (err error) {
+		core, err = r.create(ctx, ev, retry)
+		return err
+	})
 	if err != nil {
 		r.failed.Add(1)
 		r.cfg.Logger.Error("events: writing an event failed", "namespace", ev.Namespace, "name", ev.Name, "reason", ev.Reason, "err", err)
@@ -90,18 +94,27 @@ func (r *Recorder) finish(ctx context.Context, k seriesKey, s *series) {
 }
 
 // create creates ev through events.k8s.io/v1 or, on a server without it,
-// as a core/v1 Event, and reports which.
-func (r *Recorder) create(ctx context.Context, ev *eventsv1.Event) (core bool, err error) {
+// as a core/v1 Event, and reports which. On a retry, AlreadyExists means
+// an earlier attempt created it (Event names are unique): a success.
+func (r *Recorder) create(ctx context.Context, ev *eventsv1.Event, retry bool) (core bool, err error) {
 	if !r.useCore {
 		_, err := r.v1.Namespace(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
 		if !unserved(err) {
-			return false, err
+			return false, created(err, retry)
 		}
 		r.useCore = true
 		r.cfg.Logger.Info("events: the server does not serve events.k8s.io/v1; writing core/v1 Events", "err", err)
 	}
 	_, err = r.core.Namespace(ev.Namespace).Create(ctx, toCore(ev, 1, ev.EventTime.Time), metav1.CreateOptions{})
-	return true, err
+	return true, created(err, retry)
+}
+
+// created is the error of a create: nil for AlreadyExists on a retry.
+func created(err error, retry bool) error {
+	if retry && client.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }
 
 // unserved reports whether err is the 404 of a server that does not serve
@@ -141,6 +154,20 @@ func toCore(ev *eventsv1.Event, count int32, last time.Time) *corev1.Event {
 func (r *Recorder) writeSeries(ctx context.Context, s *series) {
 	ev := s.event
 	last := s.lastObserved
+	err := r.write(ctx, func(ctx context.Context, retry bool) error { return r.patchSeries(ctx, s, last, retry) })
+	if err != nil {
+		r.failed.Add(1)
+		r.cfg.Logger.Error("events: writing a series failed", "namespace", ev.Namespace, "name", ev.Name, "count", s.count, "err", err)
+		return
+	}
+	s.written = s.count
+	r.seriesUpdates.Add(1)
+}
+
+// patchSeries writes the count of s and its last observation, last, to
+// its Event, or creates the Event again if it is gone.
+func (r *Recorder) patchSeries(ctx context.Context, s *series, last time.Time, retry bool) error {
+	ev := s.event
 	var err error
 	if s.core {
 		patch, _ := json.Marshal(struct {
@@ -165,11 +192,5 @@ func (r *Recorder) writeSeries(ctx context.Context, s *series) {
 			_, err = v1.Create(ctx, &again, metav1.CreateOptions{})
 		}
 	}
-	if err != nil {
-		r.failed.Add(1)
-		r.cfg.Logger.Error("events: writing a series failed", "namespace", ev.Namespace, "name", ev.Name, "count", s.count, "err", err)
-		return
-	}
-	s.written = s.count
-	r.seriesUpdates.Add(1)
+	return created(err, retry)
 }
