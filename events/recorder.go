@@ -47,7 +47,7 @@ type Recorder struct {
 	// Owned by the goroutine of Run.
 	stopping <-chan struct{} // Run's ctx.Done()
 	useCore  bool
-	series  map[seriesKey]*series
+	series   map[seriesKey]*series
 }
 
 // Counters are what a Recorder did with the events it was given. They only
