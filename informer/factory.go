@@ -61,6 +61,15 @@ type FactoryConfig struct {
 	// of every informer, with the informer's name, before the informer
 	// backs off and retries (default nil: the reflector logs them).
 	WatchErrorHandler func(informer string, err error)
+	// ReflectorMetrics, if set, gives each informer's reflector its
+	// metrics hook (reflector.Config.Metrics; default nil: none). The
+	// factory calls it once per informer, when it makes it, with the
+	// informer's resource as a metrics label: "v1/configmaps",
+	// "v1/deployments.apps" (typed and dynamic informers), "metadata
+	// v1/pods" (metadata-only ones), or the Go type of a typed informer
+	// whose type the scheme does not know. With the metrics package it is
+	// exporter.Reflector.
+	ReflectorMetrics func(resource string) reflector.Metrics
 	// ByObject overrides the defaults above for the informers of some Go
 	// types, with one [Object] per type:
 	//
@@ -210,8 +219,12 @@ func For[T any, PT client.ObjectPtr[T]](f *Factory) Informer[T] {
 		sc.namespace = "" // a cluster-scoped collection
 	}
 	name := informerName(key.typ.String(), sc)
+	resource := key.typ.String()
+	if k := tc.Kind(); k.Kind != "" {
+		resource = resourceName(k.GroupVersionResource())
+	}
 	inf := New[T, PT](tc.Namespace(sc.namespace).WithDecodeOptions(f.decodeOptions()), Config[T]{
-		Reflector:    reflectorConfig(f.cfg, sc, name, o.Transform),
+		Reflector:    reflectorConfig(f.cfg, sc, name, resource, o.Transform),
 		Resource:     tc.Kind().GroupVersionResource().GroupResource(),
 		ResyncPeriod: f.cfg.ResyncPeriod,
 	})
@@ -236,7 +249,7 @@ func (f *Factory) ForResource(gvr client.GroupVersionResource) Informer[unstruct
 	name := informerName(resourceName(gvr), sc)
 	lw := newDynamicLW(f.c, client.Dynamic(f.c).Resource(gvr).WithDecodeOptions(f.decodeOptions()), gvr, sc.namespace)
 	inf := New[unstructured.Unstructured](lw, Config[unstructured.Unstructured]{
-		Reflector:    reflectorConfig(f.cfg, sc, name, o.Transform),
+		Reflector:    reflectorConfig(f.cfg, sc, name, resourceName(gvr), o.Transform),
 		Resource:     gvr.GroupResource(),
 		ResyncPeriod: f.cfg.ResyncPeriod,
 	})
@@ -293,8 +306,8 @@ func informerName(what string, sc scope) string {
 }
 
 // reflectorConfig is the reflector configuration of an informer of the
-// factory.
-func reflectorConfig[T any](cfg FactoryConfig, sc scope, name string, transform func(*T) (*T, error)) reflector.Config[T] {
+// factory, called name, of resource (its metrics label).
+func reflectorConfig[T any](cfg FactoryConfig, sc scope, name, resource string, transform func(*T) (*T, error)) reflector.Config[T] {
 	rc := reflector.Config[T]{
 		Name:              name,
 		ListOptions:       metav1.ListOptions{LabelSelector: sc.labelSelector, FieldSelector: sc.fieldSelector},
@@ -306,6 +319,9 @@ func reflectorConfig[T any](cfg FactoryConfig, sc scope, name string, transform 
 	}
 	if fn := cfg.WatchErrorHandler; fn != nil {
 		rc.WatchErrorHandler = func(err error) { fn(name, err) }
+	}
+	if fn := cfg.ReflectorMetrics; fn != nil {
+		rc.Metrics = fn(resource)
 	}
 	return rc
 }

@@ -92,7 +92,7 @@ func (f *Factory) metadataInformer(key informerKey, k *client.Kind, failed error
 		return p, nil
 	}
 	inf := New[metav1.PartialObjectMetadata](lw, Config[metav1.PartialObjectMetadata]{
-		Reflector:    reflectorConfig(f.cfg, sc, name, transform),
+		Reflector:    reflectorConfig(f.cfg, sc, name, what, transform),
 		Resource:     key.gvr.GroupResource(),
 		ResyncPeriod: f.cfg.ResyncPeriod,
 	})

@@ -43,8 +43,10 @@
 //   - reflectors, by name (client-go dropped its reflector metrics; these
 //     follow their names): reflector_lists_total, reflector_relists_total
 //     (lists after the first), reflector_watches_total and
-//     reflector_items_per_list (set reflector.Config.Metrics, or
-//     informer.Config.Reflector.Metrics, to m.Reflector(name)).
+//     reflector_items_per_list (set informer.FactoryConfig.ReflectorMetrics
+//     to m.Reflector, and each of the factory's informers is labelled with
+//     its resource, such as "v1/configmaps"; or set reflector.Config.Metrics,
+//     or informer.Config.Reflector.Metrics, to m.Reflector(name)).
 //
 // Durations are measured on the components' clocks (workqueue.Config.Clock,
 // controller.Config.Clock), so tests with a fake clock see exact values.

@@ -394,3 +394,34 @@ func TestReflector(t *testing.T) {
 		`reflector_items_per_list{name="configmaps"}_sum 2`,
 	}, "reflector_lists_total", "reflector_relists_total", "reflector_watches_total", "reflector_items_per_list")
 }
+
+// A factory's informers get reflector metrics of their own, labelled with
+// their resource, through informer.FactoryConfig.ReflectorMetrics.
+func TestFactoryReflectors(t *testing.T) {
+	reg, e := register(t)
+	f := fake.New(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "default"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "default"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "default"}})
+	factory := informer.NewFactory(f.Client(), informer.FactoryConfig{Namespace: "default", Logger: quiet(), ReflectorMetrics: e.Reflector})
+	informer.For[corev1.ConfigMap](factory)
+	informer.For[corev1.Secret](factory)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		factory.Shutdown()
+	}()
+	factory.Start(ctx)
+	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
+	defer done()
+	if err := factory.WaitForCacheSync(syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	checkSamples(t, reg, []string{
+		`reflector_lists_total{name="v1/configmaps"} 1`,
+		`reflector_lists_total{name="v1/secrets"} 1`,
+		`reflector_items_per_list{name="v1/configmaps"}_count 1`,
+		`reflector_items_per_list{name="v1/configmaps"}_sum 2`,
+		`reflector_items_per_list{name="v1/secrets"}_count 1`,
+		`reflector_items_per_list{name="v1/secrets"}_sum 1`,
+	}, "reflector_lists_total", "reflector_items_per_list")
+}

@@ -40,7 +40,10 @@ func (m reflectorMetrics) collectors() []prometheus.Collector {
 
 // Reflector returns the hook of the reflector called name, for
 // reflector.Config.Metrics (informer.Config.Reflector.Metrics): it feeds
-// the reflector_* metrics with label name.
+// the reflector_* metrics with label name. Reflector itself is the
+// informer.FactoryConfig.ReflectorMetrics of a factory whose informers
+// are labelled with their resource ("v1/configmaps"). Reflectors given
+// one name share its metrics.
 func (e *Exporter) Reflector(name string) reflector.Metrics {
 	return &reflectorHook{
 		lists:   e.reflector.lists.WithLabelValues(name),

@@ -39,7 +39,7 @@ type Config struct {
 	// Name). Replicas need distinct identities.
 	Identity string
 	// Metrics, if set, receives the controller's, its queue's and its
-	// informers' metrics.
+	// informers' reflectors' metrics.
 	Metrics *metrics.Exporter
 	// MetricsHandler serves /metrics (default nil: not served), such as
 	// promhttp.HandlerFor on the registry Metrics was registered in.
@@ -81,11 +81,15 @@ func New(c *client.Client, cfg Config) (*Mirror, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only labelled ConfigMaps are cached; Secrets all are (in namespace).
+	factory := informer.FactoryConfig{Namespace: cfg.Namespace, Logger: cfg.Logger, ByObject: []informer.ObjectConfig{
+		informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"},
+	}}
+	if cfg.Metrics != nil {
+		factory.ReflectorMetrics = cfg.Metrics.Reflector // reflector_*{name="v1/configmaps"}
+	}
 	mgr, err := manager.New(c, manager.Config{
-		// Only labelled ConfigMaps are cached; Secrets all are (in namespace).
-		Factory: informer.FactoryConfig{Namespace: cfg.Namespace, Logger: cfg.Logger, ByObject: []informer.ObjectConfig{
-			informer.Object[corev1.ConfigMap]{LabelSelector: MirrorLabel + "=true"},
-		}},
+		Factory: factory,
 		// The work stops, and the Lease is released, when Run's context
 		// is done; a lost lease ends Run with an error.
 		LeaderElection: &leaderelection.Config{

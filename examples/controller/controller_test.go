@@ -129,12 +129,18 @@ func TestConverges(t *testing.T) {
 			if n := reconciles(t, reg); n == 0 {
 				t.Error("controller_runtime_reconcile_total is 0")
 			}
-			// The manager serves the probes and the metrics.
-			for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ok", "/metrics": "controller_runtime_reconcile_total"} {
+			// The manager serves the probes and the metrics, with the
+			// reflectors' labelled by resource.
+			for _, get := range []struct{ path, want string }{
+				{"/healthz", "ok"}, {"/readyz", "ok"},
+				{"/metrics", "controller_runtime_reconcile_total"},
+				{"/metrics", `reflector_lists_total{name="v1/configmaps"}`},
+				{"/metrics", `reflector_lists_total{name="v1/secrets"}`},
+			} {
 				rec := httptest.NewRecorder()
-				mirror.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-				if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
-					t.Errorf("GET %s: %d %.200q, want 200 with %q", path, rec.Code, rec.Body.String(), want)
+				mirror.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, get.path, nil))
+				if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), get.want) {
+					t.Errorf("GET %s: %d %.200q, want 200 with %q", get.path, rec.Code, rec.Body.String(), get.want)
 				}
 			}
 			t.Logf("faults %v", counts)
