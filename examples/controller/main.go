@@ -24,9 +24,10 @@
 // interrupt (which releases the Lease), after the lease duration (15s) if
 // it is killed. A lost lease ends the process with an error.
 //
-// TestCluster runs this against a cluster when KAPI_EXAMPLE_KUBECONFIG
-// names a kubeconfig (in KAPI_EXAMPLE_NAMESPACE, default
-// kapi-example-test):
+// TestCluster runs two replicas of this against a cluster when
+// KAPI_EXAMPLE_KUBECONFIG names a kubeconfig (in KAPI_EXAMPLE_NAMESPACE,
+// default kapi-example-test), and checks that only the leader reconciles
+// and that the other takes over when it stops:
 //
 //	KAPI_EXAMPLE_KUBECONFIG=~/.kube/config go test -run TestCluster -v ./examples/controller
 package main
