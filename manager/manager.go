@@ -34,7 +34,8 @@ type Config struct {
 	// holds the Lease it describes (default nil: no election, they run at
 	// once). OnStartedLeading must be nil: the manager runs the leader-only
 	// runnables. OnStoppedLeading and OnNewLeader are called as given. Its
-	// Clock defaults to Config.Clock.
+	// Clock defaults to Config.Clock. /healthz fails when its watchdog does
+	// (see Manager.Handler and leaderelection.Config.WatchdogTolerance).
 	LeaderElection *leaderelection.Config
 
 	// HealthAddr is the address ("host:port", ":8081") of the HTTP server
