@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapi-dev/kapi/internal/golden"
+	"github.com/kapi-dev/kapi/internal/smdschema"
 )
 
 // clock is a test clock: each call to now returns the current value.
@@ -25,7 +26,7 @@ func obj(t testing.TB, doc string) map[string]any {
 	if err != nil {
 		t.Fatalf("yaml: %v", err)
 	}
-	v, err := decodeJSON(j)
+	v, err := smdschema.DecodeJSON(j)
 	if err != nil {
 		t.Fatalf("json: %v", err)
 	}
@@ -83,7 +84,7 @@ func goldenObject(t testing.TB, r golden.Release, name string) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := decodeJSON(x.ResponseBody)
+	v, err := smdschema.DecodeJSON(x.ResponseBody)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kapi-dev/kapi/internal/smdschema"
 )
 
 // LastAppliedAnnotation is the annotation in which kubectl's client-side
@@ -179,6 +181,6 @@ func decodeJSONDocument(b []byte) (any, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("invalid character after top-level value")
 	}
-	v, _ = normalize(v)
+	v, _ = smdschema.Normalize(v)
 	return v, nil
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/internal/smdschema"
 )
 
 // managerID identifies one managedFields entry: one per (manager,
@@ -227,7 +228,7 @@ func (m *managed) encode() ([]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encoding fields of %s: %w", key, err)
 		}
-		fields, err := decodeJSON(raw)
+		fields, err := smdschema.DecodeJSON(raw)
 		if err != nil {
 			return nil, fmt.Errorf("encoding fields of %s: %w", key, err)
 		}
@@ -317,57 +318,6 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 	}
 	out["metadata"] = md2
 	return out
-}
-
-// normalize returns v with json.Number values replaced by int64 (or float64
-// when not an integer), copying only the maps and lists that change; changed
-// reports whether anything did.
-func normalize(v any) (any, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i, true
-		}
-		f, _ := x.Float64()
-		return f, true
-	case map[string]any:
-		var out map[string]any
-		for k, e := range x {
-			if n, ok := normalize(e); ok {
-				if out == nil {
-					out = make(map[string]any, len(x))
-					for k2, e2 := range x {
-						out[k2] = e2
-					}
-				}
-				out[k] = n
-			}
-		}
-		if out != nil {
-			return out, true
-		}
-	case []any:
-		var out []any
-		for i, e := range x {
-			if n, ok := normalize(e); ok {
-				if out == nil {
-					out = append([]any(nil), x...)
-				}
-				out[i] = n
-			}
-		}
-		if out != nil {
-			return out, true
-		}
-	}
-	return v, false
-}
-
-func normalizeObject(obj map[string]any) map[string]any {
-	if n, ok := normalize(obj); ok {
-		return n.(map[string]any)
-	}
-	return obj
 }
 
 // deepCopy copies a JSON value.

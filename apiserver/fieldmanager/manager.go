@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/internal/smdschema"
 )
 
 // DefaultMaxUpdateManagers is how many Update entries an object keeps, as in
@@ -71,7 +72,7 @@ func New(s *Schema, apiVersion string, now func() time.Time) *Manager {
 	if now == nil {
 		now = time.Now
 	}
-	return &Manager{schema: s, apiVersion: apiVersion, kind: s.kind, now: now, maxUpdaters: DefaultMaxUpdateManagers}
+	return &Manager{schema: s, apiVersion: apiVersion, kind: s.Kind(), now: now, maxUpdaters: DefaultMaxUpdateManagers}
 }
 
 // WithKind returns a copy of m whose Apply requires applied configurations
@@ -152,11 +153,11 @@ func (m *Manager) stamp() *time.Time {
 
 // typedValue converts obj into an SMD value of the kind.
 func (m *Manager) typedValue(obj map[string]any, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
-	return m.schema.parser.FromUnstructured(obj, opts...)
+	return m.schema.Parser().FromUnstructured(obj, opts...)
 }
 
 // zero returns the live object of a create.
-func (m *Manager) zero() map[string]any { return m.schema.zero }
+func (m *Manager) zero() map[string]any { return m.schema.Zero() }
 
 // Update records a write that is not an apply — a create (live == nil), an
 // update, a non-apply patch, or a write to subresource ("status"; "" for the
@@ -185,12 +186,12 @@ func (m *Manager) zero() map[string]any { return m.schema.zero }
 // schema, say). obj then carries live's managedFields, as kube-apiserver
 // keeps them in that case, so a server may log the error and go on.
 func (m *Manager) Update(live, obj map[string]any, manager, subresource string) (map[string]any, error) {
-	norm, _ := normalize(obj)
+	norm, _ := smdschema.Normalize(obj)
 	for k, v := range norm.(map[string]any) {
 		obj[k] = v
 	}
 	if live != nil {
-		live = normalizeObject(live)
+		live = smdschema.NormalizeObject(live)
 	}
 	liveEntries, _, liveErr := managedFieldsOf(live)
 	restore := func(err error) (map[string]any, error) {
@@ -383,9 +384,9 @@ func (m *Manager) capUpdaters(mgd *managed) {
 // *InvalidApplyError, 400 BadRequest), no metadata.managedFields, and only
 // fields of the schema.
 func (m *Manager) Apply(live, applied map[string]any, manager, subresource string, force bool) (map[string]any, error) {
-	applied = normalizeObject(applied)
+	applied = smdschema.NormalizeObject(applied)
 	if live != nil {
-		live = normalizeObject(live)
+		live = smdschema.NormalizeObject(live)
 	}
 	if err := m.checkApplied(live, applied); err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ type node struct {
 // fieldSet returns the FieldsV1 JSON of o's fields under s.
 func fieldSet(t *testing.T, s *Schema, o map[string]any) string {
 	t.Helper()
-	tv, err := s.parser.FromUnstructured(o)
+	tv, err := s.Parser().FromUnstructured(o)
 	if err != nil {
 		t.Fatalf("typed: %v", err)
 	}
@@ -122,10 +122,10 @@ func TestForType(t *testing.T) {
 	}
 
 	// Fields outside the type are rejected.
-	if _, err := s.parser.FromUnstructured(obj(t, `{"spec":{"nope":1}}`)); err == nil {
+	if _, err := s.Parser().FromUnstructured(obj(t, `{"spec":{"nope":1}}`)); err == nil {
 		t.Error("unknown field accepted")
 	}
-	if _, err := s.parser.FromUnstructured(obj(t, `{"spec":{"Ignored":"x"}}`)); err == nil {
+	if _, err := s.Parser().FromUnstructured(obj(t, `{"spec":{"Ignored":"x"}}`)); err == nil {
 		t.Error(`field tagged "-" accepted`)
 	}
 }
@@ -138,7 +138,7 @@ func TestForTypeZero(t *testing.T) {
 	// Structs are present, non-omitempty nil lists are null, omitempty
 	// fields absent, hand-written JSON written by its marshaler.
 	want := `{"metadata":{"creationTimestamp":null},"spec":{"items":null,"port":0,"raw":null,"size":"0","timeout":"0s","when":null}}`
-	mustEqualJSON(t, "zero", s.zero, obj(t, want))
+	mustEqualJSON(t, "zero", s.Zero(), obj(t, want))
 }
 
 func TestForTypeErrors(t *testing.T) {
@@ -232,7 +232,7 @@ func TestForCRD(t *testing.T) {
 			}
 		})
 	}
-	if _, err := s.parser.FromUnstructured(obj(t, `{"spec":{"nope":1}}`)); err == nil {
+	if _, err := s.Parser().FromUnstructured(obj(t, `{"spec":{"nope":1}}`)); err == nil {
 		t.Error("unknown field accepted")
 	}
 

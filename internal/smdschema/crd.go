@@ -1,4 +1,4 @@
-package fieldmanager
+package smdschema
 
 import (
 	"fmt"
@@ -34,12 +34,12 @@ func ForCRD(s *apiextensionsv1.JSONSchemaProps) (*Schema, error) {
 	b := &crdBuilder{types: newTypeBuilder()}
 	meta, err := b.types.structType(objectMetaType)
 	if err != nil {
-		return nil, fmt.Errorf("fieldmanager: ObjectMeta schema: %w", err)
+		return nil, fmt.Errorf("smdschema: ObjectMeta schema: %w", err)
 	}
 	b.metaName = meta
 	root := b.atom(s, false, true)
 	if len(b.errs) > 0 {
-		return nil, fmt.Errorf("fieldmanager: invalid CRD schema: %v", b.errs[0])
+		return nil, fmt.Errorf("smdschema: invalid CRD schema: %v", b.errs[0])
 	}
 	const rootName = "kapi.crd.root"
 	b.types.types = append(b.types.types, schema.TypeDef{Name: rootName, Atom: root})
