@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apply"
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/kjson"
 )
@@ -80,12 +81,23 @@ type Writer[T any] interface {
 	//
 	// obj is encoded as JSON with its kind and apiVersion. Every field it
 	// encodes is claimed, including zero values that its JSON tags do not
-	// omit: build obj with only the fields you mean to own (for a Go type,
-	// a new object with those fields set), or use Patch with ApplyPatchType
-	// and a configuration of your own.
+	// omit ("selector":null claims .spec.selector, and clears it): for a Go
+	// type, use ApplyConfig with apply.Of(obj) to claim only the fields obj
+	// sets. For an unstructured object, Apply sends exactly its map.
 	Apply(ctx context.Context, obj *T, opts metav1.ApplyOptions) (*T, error)
 	// ApplyStatus applies obj's status as Apply does the object.
 	ApplyStatus(ctx context.Context, obj *T, opts metav1.ApplyOptions) (*T, error)
+	// ApplyConfig sends cfg (see package apply) as a server-side apply
+	// configuration, with its kind and apiVersion: only the fields cfg
+	// claims are sent and owned by opts.FieldManager, so applying
+	// apply.Of(&appsv1.Deployment{…, Spec: {Replicas: new(int32(3))}})
+	// claims .spec.replicas alone, and applying what apply.Extract returns
+	// for a manager, as that manager, changes nothing. The object is named
+	// by cfg's object, as for Apply.
+	ApplyConfig(ctx context.Context, cfg apply.Config[T], opts metav1.ApplyOptions) (*T, error)
+	// ApplyConfigStatus applies cfg to the status subresource, as
+	// ApplyConfig does to the object (extract with apply.ExtractStatus).
+	ApplyConfigStatus(ctx context.Context, cfg apply.Config[T], opts metav1.ApplyOptions) (*T, error)
 }
 
 // SubresourceClient is the verbs on subresources other than status (which
@@ -370,6 +382,44 @@ func (r *resourceClient[T, PT]) Apply(ctx context.Context, obj *T, opts metav1.A
 
 func (r *resourceClient[T, PT]) ApplyStatus(ctx context.Context, obj *T, opts metav1.ApplyOptions) (*T, error) {
 	return r.send(ctx, http.MethodPatch, obj, "status", opts.Query(), true)
+}
+
+func (r *resourceClient[T, PT]) ApplyConfig(ctx context.Context, cfg apply.Config[T], opts metav1.ApplyOptions) (*T, error) {
+	return r.applyConfig(ctx, cfg, "", opts)
+}
+
+func (r *resourceClient[T, PT]) ApplyConfigStatus(ctx context.Context, cfg apply.Config[T], opts metav1.ApplyOptions) (*T, error) {
+	return r.applyConfig(ctx, cfg, "status", opts)
+}
+
+// applyConfig sends cfg's encoding, with the resource's kind and apiVersion
+// when it has none, as an apply patch of the object cfg names (or of its
+// subresource sub).
+func (r *resourceClient[T, PT]) applyConfig(ctx context.Context, cfg apply.Config[T], sub string, opts metav1.ApplyOptions) (*T, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	po := PT(cfg.Object())
+	if po == nil {
+		return nil, fmt.Errorf("client: nil object")
+	}
+	ns, err := r.objectNamespace(po.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	m, err := cfg.Encode()
+	if err != nil {
+		return nil, err
+	}
+	if k, _ := m["kind"].(string); k == "" && r.kind.Kind != "" {
+		m["kind"], m["apiVersion"] = r.kind.Kind, r.kind.APIVersion()
+	}
+	body, err := kjson.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("client: encoding the apply configuration of %q: %w", po.GetName(), err)
+	}
+	req := r.request(http.MethodPatch, ns, false).Params(opts.Query()).Body(body, string(ApplyPatchType))
+	return r.do(ctx, req.Name(po.GetName()).SubResource(sub))
 }
 
 func (r *resourceClient[T, PT]) Patch(ctx context.Context, name string, pt PatchType, data []byte, opts metav1.PatchOptions, subresource ...string) (*T, error) {

@@ -111,6 +111,7 @@ type fieldTags struct {
 type structField struct {
 	name      string
 	typ       reflect.Type
+	index     []int // reflect.Value.FieldByIndex from the struct
 	omitempty bool
 	tags      fieldTags
 }
@@ -123,7 +124,11 @@ type structField struct {
 func jsonFields(t reflect.Type) []structField {
 	var out []structField
 	seen := map[string]bool{}
-	var inline []reflect.Type
+	type inlined struct {
+		typ   reflect.Type
+		index int
+	}
+	var inline []inlined
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -137,7 +142,7 @@ func jsonFields(t reflect.Type) []structField {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				inline = append(inline, ft)
+				inline = append(inline, inlined{ft, i})
 				continue
 			}
 		}
@@ -147,7 +152,7 @@ func jsonFields(t reflect.Type) []structField {
 		if name == "" {
 			name = f.Name
 		}
-		sf := structField{name: name, typ: f.Type, omitempty: strings.Contains(","+opts+",", ",omitempty,")}
+		sf := structField{name: name, typ: f.Type, index: []int{i}, omitempty: strings.Contains(","+opts+",", ",omitempty,")}
 		sf.tags = fieldTags{
 			listType:      f.Tag.Get("listType"),
 			patchStrategy: f.Tag.Get("patchStrategy"),
@@ -166,9 +171,10 @@ func jsonFields(t reflect.Type) []structField {
 		out = append(out, sf)
 	}
 	for _, it := range inline {
-		for _, sf := range jsonFields(it) {
+		for _, sf := range jsonFields(it.typ) {
 			if !seen[sf.name] {
 				seen[sf.name] = true
+				sf.index = append([]int{it.index}, sf.index...)
 				out = append(out, sf)
 			}
 		}
@@ -515,3 +521,32 @@ func (s *Schema) Zero() map[string]any { return s.zero }
 
 // Kind returns the Go type name of a ForType schema, "" for the others.
 func (s *Schema) Kind() string { return s.kind }
+
+// Field is one JSON field of a struct type, as JSONFields lists it.
+type Field struct {
+	// Name is the field's JSON name.
+	Name string
+	// Type is the field's Go type.
+	Type reflect.Type
+	// Index is the field's index sequence for reflect.Value.FieldByIndex
+	// (more than one for a field of an inlined struct).
+	Index []int
+}
+
+// JSONFields lists the JSON fields of struct type t as encoding/json and
+// ForType see them: json tag names, fields tagged "-" and unexported ones
+// left out, inlined structs flattened, a field of t winning over an inlined
+// one of the same name.
+func JSONFields(t reflect.Type) []Field {
+	fs := jsonFields(t)
+	out := make([]Field, len(fs))
+	for i, f := range fs {
+		out[i] = Field{Name: f.name, Type: f.typ, Index: f.index}
+	}
+	return out
+}
+
+// HasOwnJSON reports whether values of type t (or *t) encode themselves
+// (metav1.Time, resource.Quantity, intstr.IntOrString, Unstructured …):
+// their JSON is a scalar or a value owned as a whole, not a struct's fields.
+func HasOwnJSON(t reflect.Type) bool { return isMarshaler(t) }
