@@ -550,6 +550,12 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 	body := next
 	if take := subresourceTakes[o.Subresource]; take != nil {
 		next = take(res, cur, next, rs.s.cfg.Now())
+		if o.Applying {
+			// The field manager's answer owns what the apply claimed
+			// (track does not run for applies); the take keeps the
+			// stored metadata, which would drop it.
+			next.SetManagedFields(body.GetManagedFields())
+		}
 	} else if res.StatusSubresource {
 		// The resource itself (and a subresource that takes the rest of
 		// the object, such as finalize) keeps the stored status.

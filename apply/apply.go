@@ -283,9 +283,11 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 		return Config[T]{}, fmt.Errorf("apply: %s: %w", t, err)
 	}
 	// Leaves: a list item or map owned with fields of its own ("." and
-	// children) is extracted as those fields, not whole.
+	// children) is extracted as those fields, not whole. Key fields the
+	// manager does not own are left out: they were defaulted (a port's
+	// protocol), and sending them would claim them.
 	leaves := owned.Leaves()
-	out, _ := liveT.ExtractItems(leaves, typed.WithAppendKeyFields()).AsValue().Unstructured().(map[string]any)
+	out, _ := liveT.ExtractItems(leaves).AsValue().Unstructured().(map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}

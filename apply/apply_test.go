@@ -3,6 +3,7 @@ package apply_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	"github.com/kapi-dev/kapi/api/intstr"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apply"
 	"github.com/kapi-dev/kapi/client"
@@ -102,4 +104,91 @@ func TestApplyClaimsOnlySetFields(t *testing.T) {
 	if f := fieldsOf(t, got.ManagedFields, "cd", ""); f != want {
 		t.Errorf("cd owns %s\nwant    %s", f, want)
 	}
+}
+
+// roundTrip applies a as manager "a" and b as manager "b" (status: to the
+// status subresource), extracts a's fields from the live object, checks
+// that they encode as want, and applies them again as "a": the object must
+// come back unchanged (same resourceVersion, same managedFields).
+func roundTrip[T any, PT client.ObjectPtr[T]](t *testing.T, res client.Resource[T], a, b apply.Config[T], status bool, want string) {
+	t.Helper()
+	ctx := testContext(t)
+	applyFn, extract := res.ApplyConfig, apply.Extract[T]
+	if status {
+		applyFn, extract = res.ApplyConfigStatus, apply.ExtractStatus[T]
+	}
+	if _, err := applyFn(ctx, a, metav1.ApplyOptions{FieldManager: "a"}); err != nil {
+		t.Fatalf("apply a: %v", err)
+	}
+	live, err := applyFn(ctx, b, metav1.ApplyOptions{FieldManager: "b"})
+	if err != nil {
+		t.Fatalf("apply b: %v", err)
+	}
+	cfg, err := extract(live, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := encode(t, cfg); got != want {
+		t.Errorf("extracted\n got  %s\n want %s", got, want)
+	}
+	again, err := applyFn(ctx, cfg, metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatalf("applying the extracted configuration: %v", err)
+	}
+	if PT(again).GetResourceVersion() != PT(live).GetResourceVersion() {
+		t.Errorf("re-apply changed resourceVersion %s to %s", PT(live).GetResourceVersion(), PT(again).GetResourceVersion())
+	}
+	if !reflect.DeepEqual(again, live) {
+		g, _ := kjson.Marshal(again)
+		l, _ := kjson.Marshal(live)
+		t.Errorf("re-apply changed the object\n now    %s\n before %s", g, l)
+	}
+}
+
+func TestExtractRoundTrip(t *testing.T) {
+	c := fake.NewClient(t)
+	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Namespace: ns} }
+
+	t.Run("ConfigMap", func(t *testing.T) {
+		a := &corev1.ConfigMap{ObjectMeta: meta("cm"), Data: map[string]string{"x": "1", "empty": ""}}
+		a.Labels = map[string]string{"team": "a"}
+		b := &corev1.ConfigMap{ObjectMeta: meta("cm"), Data: map[string]string{"y": "2"}}
+		roundTrip(t, client.For[corev1.ConfigMap](c).Namespace(ns), apply.Of(a), apply.Of(b), false,
+			`{"apiVersion":"v1","data":{"empty":"","x":"1"},"kind":"ConfigMap","metadata":{"labels":{"team":"a"},"name":"cm","namespace":"default"}}`)
+	})
+	t.Run("Deployment", func(t *testing.T) {
+		b := &appsv1.Deployment{ObjectMeta: meta("web"), Spec: appsv1.DeploymentSpec{Replicas: new(int32(3))}}
+		roundTrip(t, client.For[appsv1.Deployment](c).Namespace(ns), apply.Of(deployment("web")), apply.Of(b), false,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"app":"web"},"name":"web","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.27","name":"web"}]}}}}`)
+	})
+	t.Run("DeploymentStatus", func(t *testing.T) {
+		deps := client.For[appsv1.Deployment](c).Namespace(ns)
+		if _, err := deps.ApplyConfig(testContext(t), apply.Of(deployment("st")), metav1.ApplyOptions{FieldManager: "cd"}); err != nil {
+			t.Fatal(err)
+		}
+		a := &appsv1.Deployment{ObjectMeta: meta("st"), Status: appsv1.DeploymentStatus{ObservedGeneration: 1,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}}
+		b := &appsv1.Deployment{ObjectMeta: meta("st"), Status: appsv1.DeploymentStatus{
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue}}}}
+		roundTrip(t, deps, apply.Of(a), apply.Of(b), true,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"st","namespace":"default"},"status":{"conditions":[{"reason":"MinimumReplicasAvailable","status":"True","type":"Available"}],"observedGeneration":1}}`)
+	})
+	t.Run("Service", func(t *testing.T) {
+		a := &corev1.Service{ObjectMeta: meta("svc"), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+		b := &corev1.Service{ObjectMeta: meta("svc"), Spec: corev1.ServiceSpec{
+			Ports: []corev1.ServicePort{{Name: "metrics", Port: 9090, Protocol: corev1.ProtocolTCP}}}}
+		roundTrip(t, client.For[corev1.Service](c).Namespace(ns), apply.Of(a), apply.Of(b), false,
+			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"svc","namespace":"default"},"spec":{"ports":[{"name":"http","port":80,"targetPort":8080}],"selector":{"app":"web"}}}`)
+	})
+	t.Run("Pod", func(t *testing.T) {
+		a := &corev1.Pod{ObjectMeta: meta("pod"), Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "web", Image: "nginx:1.27", Ports: []corev1.ContainerPort{{ContainerPort: 80}}},
+			{Name: "sidecar", Image: "envoy:1", Args: []string{"-v"}},
+		}}}
+		b := &corev1.Pod{ObjectMeta: meta("pod")}
+		b.Labels = map[string]string{"b": "yes"}
+		roundTrip(t, client.For[corev1.Pod](c).Namespace(ns), apply.Of(a), apply.Of(b), false,
+			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pod","namespace":"default"},"spec":{"containers":[{"image":"nginx:1.27","name":"web","ports":[{"containerPort":80}]},{"args":["-v"],"image":"envoy:1","name":"sidecar"}]}}`)
+	})
 }
