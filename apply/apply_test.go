@@ -192,3 +192,45 @@ func TestExtractRoundTrip(t *testing.T) {
 			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pod","namespace":"default"},"spec":{"containers":[{"image":"nginx:1.27","name":"web","ports":[{"containerPort":80}]},{"args":["-v"],"image":"envoy:1","name":"sidecar"}]}}`)
 	})
 }
+
+// An extracted configuration is changed and applied again, as client-go's
+// ExtractDeployment is used: the manager's fields change, nobody else's.
+func TestExtractModifyApply(t *testing.T) {
+	ctx := testContext(t)
+	deps := client.For[appsv1.Deployment](fake.NewClient(t)).Namespace(ns)
+	if _, err := deps.ApplyConfig(ctx, apply.Of(deployment("web")), metav1.ApplyOptions{FieldManager: "cd"}); err != nil {
+		t.Fatal(err)
+	}
+	scale := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}, Spec: appsv1.DeploymentSpec{Replicas: new(int32(3))}}
+	live, err := deps.ApplyConfig(ctx, apply.Of(scale), metav1.ApplyOptions{FieldManager: "scaler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := apply.Extract(live, "scaler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	*cfg.Object().Spec.Replicas = 5
+	cfg.Object().Annotations = map[string]string{"scaled-by": "test"}
+	got, err := deps.ApplyConfig(ctx, cfg, metav1.ApplyOptions{FieldManager: "scaler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.Spec.Replicas != 5 || got.Annotations["scaled-by"] != "test" {
+		t.Errorf("replicas %d, annotations %v", *got.Spec.Replicas, got.Annotations)
+	}
+	if f := fieldsOf(t, got.ManagedFields, "scaler", ""); f != `{"f:metadata":{"f:annotations":{"f:scaled-by":{}}},"f:spec":{"f:replicas":{}}}` {
+		t.Errorf("scaler owns %s", f)
+	}
+	if a, b := fieldsOf(t, got.ManagedFields, "cd", ""), fieldsOf(t, live.ManagedFields, "cd", ""); a != b {
+		t.Errorf("cd's fields changed: %s → %s", b, a)
+	}
+	// A manager with no Apply entry extracts to the name alone.
+	none, err := apply.Extract(got, "nobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := encode(t, none); e != `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"}}` {
+		t.Errorf("extract of an unknown manager: %s", e)
+	}
+}
