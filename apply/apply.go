@@ -184,6 +184,14 @@ func prune(v reflect.Value, j any, forced bool) (any, bool) {
 			}
 			e, ok := jm[f.Name]
 			if !ok {
+				// omitempty left out an empty slice or map: set when not nil.
+				if k := fv.Kind(); (k == reflect.Slice || k == reflect.Map) && !fv.IsNil() {
+					if k == reflect.Slice {
+						out[f.Name] = []any{}
+					} else {
+						out[f.Name] = map[string]any{}
+					}
+				}
 				continue
 			}
 			if p, keep := prune(fv, e, false); keep {
