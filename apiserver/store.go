@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
 // # The write pipeline
@@ -593,15 +595,32 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 	if st := rs.validate(o, next, cur); st != nil {
 		return nil, st
 	}
-	if o.Subresource == "" && !reflect.DeepEqual(next, cur) {
+	same := sameObject(next, cur)
+	if o.Subresource == "" && !same {
 		if st := rs.s.admitValidating(ctx, res, next, cur, o); st != nil {
 			return nil, st
 		}
 	}
-	if reflect.DeepEqual(next, cur) {
+	if same {
 		return cur, nil
 	}
 	return next, nil
+}
+
+// sameObject reports whether a write of next over cur changes nothing, so
+// that it is not stored (its resourceVersion stays). As kube-apiserver, which
+// compares the encoded objects, it holds objects that differ only in Go
+// (an empty map or slice where the other has nil) as the same.
+func sameObject(next, cur registry.Object) bool {
+	if reflect.DeepEqual(next, cur) {
+		return true
+	}
+	a, err := kjson.Marshal(next)
+	if err != nil {
+		return false
+	}
+	b, err := kjson.Marshal(cur)
+	return err == nil && bytes.Equal(a, b)
 }
 
 // subresourceTakes are the subresources written with the object's own

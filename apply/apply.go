@@ -299,6 +299,7 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 	if out == nil {
 		out = map[string]any{}
 	}
+	addEmpty(out, t, leaves)
 	for _, k := range []string{"apiVersion", "kind"} {
 		if v, ok := full[k]; ok && v != "" {
 			out[k] = v
@@ -323,6 +324,61 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 		return Config[T]{}, fmt.Errorf("apply: %s: %w", t, err)
 	}
 	return Config[T]{obj: obj, claimed: leaves}, nil
+}
+
+// addEmpty adds to out, the extracted object of Go type t, the owned leaves
+// of struct fields that the live object does not hold: a map or list the
+// manager applied empty, which the server does not store. They are added
+// empty, so that applying the result claims them again. Fields inside list
+// items are left alone.
+func addEmpty(out map[string]any, t reflect.Type, leaves *fieldpath.Set) {
+	leaves.Iterate(func(p fieldpath.Path) {
+		m, typ := out, t
+		for i, pe := range p {
+			if pe.FieldName == nil {
+				return
+			}
+			for typ.Kind() == reflect.Pointer {
+				typ = typ.Elem()
+			}
+			if typ.Kind() != reflect.Struct || smdschema.HasOwnJSON(typ) {
+				return
+			}
+			var ft reflect.Type
+			for _, f := range smdschema.JSONFields(typ) {
+				if f.Name == *pe.FieldName {
+					ft = f.Type
+				}
+			}
+			if ft == nil {
+				return
+			}
+			name := *pe.FieldName
+			if i == len(p)-1 {
+				if _, ok := m[name]; ok {
+					return
+				}
+				switch ft.Kind() {
+				case reflect.Map:
+					m[name] = map[string]any{}
+				case reflect.Slice:
+					if ft.Elem().Kind() != reflect.Uint8 {
+						m[name] = []any{}
+					}
+				}
+				return
+			}
+			next, ok := m[name].(map[string]any)
+			if !ok {
+				if m[name] != nil {
+					return
+				}
+				next = map[string]any{}
+				m[name] = next
+			}
+			m, typ = next, ft
+		}
+	})
 }
 
 func str(v any) string {

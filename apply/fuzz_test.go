@@ -1,0 +1,155 @@
+package apply_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	"github.com/kapi-dev/kapi/api/intstr"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apply"
+	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/fake"
+	"github.com/kapi-dev/kapi/internal/kjson"
+)
+
+// Random configurations of three kinds, from a seed: FuzzRoundTrip checks,
+// for each, that
+//
+//   - the configuration survives JSON: the object decoded from what Of
+//     sends gives the same configuration again;
+//   - applied as manager "a" to a new object, it is what Extract returns
+//     for "a" (with apiVersion and kind);
+//   - after manager "b" forces a random configuration of its own, applying
+//     what Extract returns for "a" as "a" changes nothing.
+func FuzzRoundTrip(f *testing.F) {
+	for seed := range uint64(12) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		c := fake.NewClient(t)
+		switch seed % 3 {
+		case 0:
+			property(t, client.For[corev1.ConfigMap](c).Namespace(ns), randomConfigMap(r), randomConfigMap(r))
+		case 1:
+			property(t, client.For[appsv1.Deployment](c).Namespace(ns), randomDeployment(r), randomDeployment(r))
+		case 2:
+			property(t, client.For[corev1.Service](c).Namespace(ns), randomService(r), randomService(r))
+		}
+	})
+}
+
+func property[T any, PT client.ObjectPtr[T]](t *testing.T, res client.Resource[T], a, b *T) {
+	ctx := testContext(t)
+	sent := encode(t, apply.Of(a))
+	var back T
+	if err := kjson.Unmarshal([]byte(sent), &back); err != nil {
+		t.Fatal(err)
+	}
+	if again := encode(t, apply.Of(&back)); again != sent {
+		t.Fatalf("JSON round trip\n sent  %s\n again %s", sent, again)
+	}
+
+	live, err := res.ApplyConfig(ctx, apply.Of(a), metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatalf("apply a %s: %v", sent, err)
+	}
+	cfg, err := apply.Extract(live, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got map[string]any
+	_ = json.Unmarshal([]byte(sent), &want)
+	_ = json.Unmarshal([]byte(encode(t, cfg)), &got)
+	delete(got, "apiVersion")
+	delete(got, "kind")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("extracted after one apply\n got  %v\n want %v", got, want)
+	}
+
+	live, err = res.ApplyConfig(ctx, apply.Of(b), metav1.ApplyOptions{FieldManager: "b", Force: true})
+	if err != nil {
+		t.Fatalf("apply b %s: %v", encode(t, apply.Of(b)), err)
+	}
+	if cfg, err = apply.Extract(live, "a"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := res.ApplyConfig(ctx, cfg, metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatalf("re-apply %s: %v", encode(t, cfg), err)
+	}
+	if !reflect.DeepEqual(again, live) {
+		g, _ := kjson.Marshal(again)
+		l, _ := kjson.Marshal(live)
+		t.Errorf("re-applying the extracted %s changed the object\n now    %s\n before %s", encode(t, cfg), g, l)
+	}
+}
+
+// some returns a random map of up to n keys drawn from a few, or nil.
+func some(r *rand.Rand, prefix string, n int) map[string]string {
+	if r.IntN(4) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for range r.IntN(n + 1) {
+		m[fmt.Sprintf("%s%d", prefix, r.IntN(4))] = fmt.Sprint(r.IntN(3))
+	}
+	return m
+}
+
+func objectMeta(r *rand.Rand, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: some(r, "l", 3), Annotations: some(r, "a", 2)}
+}
+
+func randomConfigMap(r *rand.Rand) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: objectMeta(r, "cm"), Data: some(r, "k", 4)}
+}
+
+func randomDeployment(r *rand.Rand) *appsv1.Deployment {
+	d := &appsv1.Deployment{ObjectMeta: objectMeta(r, "dep")}
+	if r.IntN(2) == 0 {
+		d.Spec.Replicas = new(int32(r.IntN(4)))
+	}
+	if r.IntN(3) > 0 {
+		labels := map[string]string{"app": "dep"}
+		d.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
+		d.Spec.Template.Labels = labels
+		for i := range 1 + r.IntN(3) {
+			ctr := corev1.Container{Name: fmt.Sprintf("c%d", i), Image: fmt.Sprintf("img:%d", r.IntN(3))}
+			for p := range r.IntN(3) {
+				ctr.Ports = append(ctr.Ports, corev1.ContainerPort{ContainerPort: int32(8000 + 10*i + p), Protocol: corev1.ProtocolTCP})
+			}
+			if r.IntN(2) == 0 {
+				ctr.Args = []string{"-v", fmt.Sprint(r.IntN(3))}
+			}
+			d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, ctr)
+		}
+	}
+	return d
+}
+
+func randomService(r *rand.Rand) *corev1.Service {
+	s := &corev1.Service{ObjectMeta: objectMeta(r, "svc"), Spec: corev1.ServiceSpec{Selector: some(r, "s", 2)}}
+	used := map[int32]bool{}
+	for range 1 + r.IntN(3) {
+		port := int32(80 + r.IntN(5))
+		if used[port] {
+			continue
+		}
+		used[port] = true
+		p := corev1.ServicePort{Name: fmt.Sprintf("p%d", port), Port: port, Protocol: corev1.ProtocolTCP}
+		switch r.IntN(3) {
+		case 0:
+			p.TargetPort = intstr.FromInt32(port + 8000)
+		case 1:
+			p.TargetPort = intstr.FromString(fmt.Sprintf("t%d", port))
+		}
+		s.Spec.Ports = append(s.Spec.Ports, p)
+	}
+	return s
+}
