@@ -37,7 +37,7 @@ func FuzzRoundTrip(f *testing.F) {
 		case 0:
 			property(t, client.For[corev1.ConfigMap](c).Namespace(ns), randomConfigMap(r), randomConfigMap(r))
 		case 1:
-			property(t, client.For[appsv1.Deployment](c).Namespace(ns), randomDeployment(r), randomDeployment(r))
+			property(t, client.For[appsv1.Deployment](c).Namespace(ns), randomDeployment(r, true), randomDeployment(r, false))
 		case 2:
 			property(t, client.For[corev1.Service](c).Namespace(ns), randomService(r), randomService(r))
 		}
@@ -110,12 +110,14 @@ func randomConfigMap(r *rand.Rand) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: objectMeta(r, "cm"), Data: some(r, "k", 4)}
 }
 
-func randomDeployment(r *rand.Rand) *appsv1.Deployment {
+// randomDeployment returns a random deployment; one that creates the
+// object (create) has the selector and template the server requires.
+func randomDeployment(r *rand.Rand, create bool) *appsv1.Deployment {
 	d := &appsv1.Deployment{ObjectMeta: objectMeta(r, "dep")}
 	if r.IntN(2) == 0 {
 		d.Spec.Replicas = new(int32(r.IntN(4)))
 	}
-	if r.IntN(3) > 0 {
+	if create || r.IntN(3) > 0 {
 		labels := map[string]string{"app": "dep"}
 		d.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
 		d.Spec.Template.Labels = labels
