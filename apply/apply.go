@@ -26,8 +26,7 @@ import (
 type Config[T any] struct {
 	obj *T
 	// claimed are fields claimed whatever their Go value (zero included):
-	// the leaves a manager owned, for a Config from Extract, and fields
-	// named by Claim.
+	// the leaves a manager owned, for a Config from Extract.
 	claimed *fieldpath.Set
 }
 
@@ -39,8 +38,10 @@ type Config[T any] struct {
 // whatever their JSON tags say: Of(&appsv1.Deployment{Spec: {Replicas:
 // new(int32(3))}}) claims .spec.replicas and nothing else of the spec.
 //
-// To claim a field at its zero value (false, 0, "") that is not a pointer,
-// name it with Claim.
+// A field that is not a pointer cannot be claimed at its zero value (false,
+// 0, "") by Of: Kubernetes' types make such optional fields pointers. A
+// Config from Extract claims every field its manager owns, zero values
+// included.
 func Of[T any](obj *T) Config[T] {
 	return Config[T]{obj: obj, claimed: &fieldpath.Set{}}
 }
@@ -51,7 +52,7 @@ func (c Config[T]) Object() *T { return c.obj }
 
 // Encode returns the apply configuration as a JSON object (numbers as int64
 // or float64): the fields Of's rules select from the object, together with
-// the fields Extract or Claim recorded, at their current values. It is
+// the fields Extract recorded, at their current values. It is
 // what client.Resource[T].ApplyConfig sends (the client adds apiVersion and
 // kind when the object has none).
 func (c Config[T]) Encode() (map[string]any, error) {
