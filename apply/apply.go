@@ -87,7 +87,14 @@ func (c Config[T]) Encode() (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apply: %s: %w", rv.Type(), err)
 	}
-	merged, err := setT.Merge(fullT.ExtractItems(c.claimed, typed.WithAppendKeyFields()))
+	// A claimed field the object now holds as nil (null in full) is unset,
+	// as for Of: it is released rather than applied as null.
+	claimed, _ := fullT.ExtractItems(c.claimed, typed.WithAppendKeyFields()).AsValue().Unstructured().(map[string]any)
+	claimedT, err := s.Parser().FromUnstructured(dropNulls(claimed))
+	if err != nil {
+		return nil, fmt.Errorf("apply: %s: %w", rv.Type(), err)
+	}
+	merged, err := setT.Merge(claimedT)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %s: %w", rv.Type(), err)
 	}
@@ -105,6 +112,29 @@ func (c Config[T]) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(m)
+}
+
+// dropNulls removes the null members of m and of the objects in it, in
+// place, and returns m (an empty object for nil).
+func dropNulls(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	for k, v := range m {
+		switch x := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			dropNulls(x)
+		case []any:
+			for _, e := range x {
+				if em, ok := e.(map[string]any); ok {
+					dropNulls(em)
+				}
+			}
+		}
+	}
+	return m
 }
 
 // toJSON encodes v as Kubernetes JSON and decodes it into a JSON object.
@@ -237,7 +267,13 @@ func schemaOf(t reflect.Type) (*smdschema.Schema, error) {
 // key fields of the list items they are in, and live's name and namespace),
 // claiming each of them, zero values included. Applying it as
 // fieldManager changes nothing; change its Object to change what
-// fieldManager applies next, as client-go's ExtractDeployment is used.
+// fieldManager applies next, as client-go's ExtractDeployment is used:
+// fields set anew are claimed as by Of, a field set to nil (pointer, slice,
+// map) is released, and a claimed non-pointer field is sent at its value,
+// zero included.
+//
+// What the server does not store cannot be extracted: a write-only field
+// (a Secret's stringData) is released by applying the result.
 //
 // A manager that has no Apply entry gives a configuration with only the
 // name and namespace. Fields written by Update or Patch (Update entries)
@@ -300,7 +336,7 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 	if out == nil {
 		out = map[string]any{}
 	}
-	addEmpty(out, t, leaves)
+	addEmpty(out, full, t, leaves)
 	for _, k := range []string{"apiVersion", "kind"} {
 		if v, ok := full[k]; ok && v != "" {
 			out[k] = v
@@ -327,14 +363,14 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 	return Config[T]{obj: obj, claimed: leaves}, nil
 }
 
-// addEmpty adds to out, the extracted object of Go type t, the owned leaves
-// of struct fields that the live object does not hold: a map or list the
+// addEmpty adds to out, the object of Go type t extracted from live, the
+// owned leaves of struct fields that live does not hold: a map or list the
 // manager applied empty, which the server does not store. They are added
 // empty, so that applying the result claims them again. Fields inside list
-// items are left alone.
-func addEmpty(out map[string]any, t reflect.Type, leaves *fieldpath.Set) {
+// items, and below a field the live object lacks, are left alone.
+func addEmpty(out, live map[string]any, t reflect.Type, leaves *fieldpath.Set) {
 	leaves.Iterate(func(p fieldpath.Path) {
-		m, typ := out, t
+		m, l, typ := out, live, t
 		for i, pe := range p {
 			if pe.FieldName == nil {
 				return
@@ -359,6 +395,9 @@ func addEmpty(out map[string]any, t reflect.Type, leaves *fieldpath.Set) {
 				if _, ok := m[name]; ok {
 					return
 				}
+				if _, ok := l[name]; ok {
+					return // present (null): not an empty map or list
+				}
 				switch ft.Kind() {
 				case reflect.Map:
 					m[name] = map[string]any{}
@@ -369,15 +408,16 @@ func addEmpty(out map[string]any, t reflect.Type, leaves *fieldpath.Set) {
 				}
 				return
 			}
+			liveNext, ok := l[name].(map[string]any)
+			if !ok {
+				return // a write-only field (a Secret's stringData): nothing to restore
+			}
 			next, ok := m[name].(map[string]any)
 			if !ok {
-				if m[name] != nil {
-					return
-				}
 				next = map[string]any{}
 				m[name] = next
 			}
-			m, typ = next, ft
+			m, l, typ = next, liveNext, ft
 		}
 	})
 }

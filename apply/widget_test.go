@@ -29,6 +29,7 @@ type WidgetSpec struct {
 	Ports  []WidgetPort `json:"ports" listType:"map" listMapKey:"name"`
 	Tags   []string     `json:"tags" listType:"set"`
 	Paused bool         `json:"paused"`
+	Limit  *int64       `json:"limit"`
 }
 
 type WidgetPort struct {
@@ -49,6 +50,9 @@ func (w *Widget) DeepCopy() *Widget {
 	out.Status.Conditions = append([]metav1.Condition(nil), w.Status.Conditions...)
 	if w.Spec.Size != nil {
 		out.Spec.Size = new(*w.Spec.Size)
+	}
+	if w.Spec.Limit != nil {
+		out.Spec.Limit = new(*w.Spec.Limit)
 	}
 	return &out
 }
@@ -118,5 +122,32 @@ func TestExtractKeepsZeroValues(t *testing.T) {
 	if again.ResourceVersion != live.ResourceVersion || !reflect.DeepEqual(again.ManagedFields, live.ManagedFields) {
 		t.Errorf("re-apply changed the object: resourceVersion %s → %s, managedFields %v → %v",
 			live.ResourceVersion, again.ResourceVersion, live.ManagedFields, again.ManagedFields)
+	}
+}
+
+// Setting a field of an extracted configuration to nil releases it, even
+// when its JSON tag does not omit it (a nil pointer is unset, as for Of).
+func TestExtractReleaseByNil(t *testing.T) {
+	ctx := testContext(t)
+	res := widgets(t)
+	a := &Widget{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: ns}, Spec: WidgetSpec{Color: "red", Limit: new(int64(5))}}
+	live, err := res.ApplyConfig(ctx, apply.Of(a), metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := apply.Extract(live, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Object().Spec.Limit = nil
+	if got := encode(t, cfg); got != `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"r","namespace":"default"},"spec":{"color":"red"}}` {
+		t.Errorf("sent %s", got)
+	}
+	got, err := res.ApplyConfig(ctx, cfg, metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Limit != nil || fieldsOf(t, got.ManagedFields, "a", "") != `{"f:spec":{"f:color":{}}}` {
+		t.Errorf("limit %v, a owns %s", got.Spec.Limit, fieldsOf(t, got.ManagedFields, "a", ""))
 	}
 }
