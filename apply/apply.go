@@ -26,7 +26,7 @@ import (
 type Config[T any] struct {
 	obj *T
 	// claimed are fields claimed whatever their Go value (zero included):
-	// the leaves a manager owned, for a Config from Extract.
+	// the fields a manager owned, for a Config from Extract.
 	claimed *fieldpath.Set
 }
 
@@ -327,16 +327,15 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 	if err != nil {
 		return Config[T]{}, fmt.Errorf("apply: %s: %w", t, err)
 	}
-	// Leaves: a list item or map owned with fields of its own ("." and
-	// children) is extracted as those fields, not whole. Key fields the
-	// manager does not own are left out: they were defaulted (a port's
-	// protocol), and sending them would claim them.
-	leaves := owned.Leaves()
-	out, _ := liveT.ExtractItems(leaves).AsValue().Unstructured().(map[string]any)
+	// A list item or map owned with fields of its own ("." and children)
+	// is extracted as those fields, not whole. Key fields the manager does
+	// not own are left out: they were defaulted (a port's protocol), and
+	// sending them would claim them.
+	out, _ := liveT.ExtractItems(owned).AsValue().Unstructured().(map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}
-	addEmpty(out, full, t, leaves)
+	addEmpty(out, full, t, owned)
 	for _, k := range []string{"apiVersion", "kind"} {
 		if v, ok := full[k]; ok && v != "" {
 			out[k] = v
@@ -360,16 +359,16 @@ func extract[T any](live *T, fieldManager, subresource string) (Config[T], error
 	if err := kjson.Unmarshal(b, obj); err != nil {
 		return Config[T]{}, fmt.Errorf("apply: %s: %w", t, err)
 	}
-	return Config[T]{obj: obj, claimed: leaves}, nil
+	return Config[T]{obj: obj, claimed: owned}, nil
 }
 
 // addEmpty adds to out, the object of Go type t extracted from live, the
-// owned leaves of struct fields that live does not hold: a map or list the
+// owned fields of structs that live does not hold: a map or list the
 // manager applied empty, which the server does not store. They are added
 // empty, so that applying the result claims them again. Fields inside list
 // items, and below a field the live object lacks, are left alone.
-func addEmpty(out, live map[string]any, t reflect.Type, leaves *fieldpath.Set) {
-	leaves.Iterate(func(p fieldpath.Path) {
+func addEmpty(out, live map[string]any, t reflect.Type, owned *fieldpath.Set) {
+	owned.Iterate(func(p fieldpath.Path) {
 		m, l, typ := out, live, t
 		for i, pe := range p {
 			if pe.FieldName == nil {
