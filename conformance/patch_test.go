@@ -203,6 +203,37 @@ func TestApply(t *testing.T) {
 		}
 	})
 
+	t.Run("status-apply-recorded", func(t *testing.T) {
+		t.Parallel()
+		path := "/apis/apps/v1/namespaces/" + ns + "/deployments/applied-status"
+		expect(t, e.patch(t, path+q("fieldManager", "cd"), applyPatch, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"applied-status"},"spec":{"selector":{"matchLabels":{"app":"s"}},"template":{"metadata":{"labels":{"app":"s"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`), http.StatusCreated)
+		o := expect(t, e.patch(t, path+"/status"+q("fieldManager", "ctrl", "force", "true"), applyPatch, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"applied-status"},"status":{"observedGeneration":1}}`), http.StatusOK)
+		mf, _ := field(o, "metadata", "managedFields")
+		found := false
+		for _, m := range mf.([]any) {
+			m := m.(obj)
+			if m["manager"] == "ctrl" && m["operation"] == "Apply" && m["subresource"] == "status" {
+				found = reflect.DeepEqual(m["fieldsV1"], obj{"f:status": obj{"f:observedGeneration": obj{}}})
+			}
+		}
+		if !found {
+			t.Errorf("no Apply entry of ctrl for status owning .status.observedGeneration: %s", compact(mf))
+		}
+	})
+
+	t.Run("no-op-reapply", func(t *testing.T) {
+		t.Parallel()
+		// Another manager owns an empty map the object does not hold; a
+		// re-apply that changes nothing keeps the resourceVersion.
+		cfg := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noop\ndata:\n  k: v\n"
+		expect(t, apply(t, "noop", "a", false, cfg), http.StatusCreated)
+		before := expect(t, apply(t, "noop", "b", false, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noop\n  labels: {}\n"), http.StatusOK)
+		again := expect(t, apply(t, "noop", "a", false, cfg), http.StatusOK)
+		if rv(again) != rv(before) {
+			t.Errorf("a re-apply that changes nothing moved the resourceVersion from %s to %s", rv(before), rv(again))
+		}
+	})
+
 	t.Run("kind-mismatch", func(t *testing.T) {
 		t.Parallel()
 		r := apply(t, "mismatch", "a", false, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: mismatch\n")
