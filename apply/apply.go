@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/kapi-dev/kapi/internal/kjson"
 	"github.com/kapi-dev/kapi/internal/smdschema"
@@ -26,7 +27,8 @@ import (
 type Config[T any] struct {
 	obj *T
 	// claimed are fields claimed whatever their Go value (zero included):
-	// the fields a manager owned, for a Config from Extract.
+	// the fields a manager owned, for a Config from Extract, and those
+	// named by Claim.
 	claimed *fieldpath.Set
 }
 
@@ -38,10 +40,9 @@ type Config[T any] struct {
 // whatever their JSON tags say: Of(&appsv1.Deployment{Spec: {Replicas:
 // new(int32(3))}}) claims .spec.replicas and nothing else of the spec.
 //
-// A field that is not a pointer cannot be claimed at its zero value (false,
-// 0, "") by Of: Kubernetes' types make such optional fields pointers. A
-// Config from Extract claims every field its manager owns, zero values
-// included.
+// To apply a field that is not a pointer at its zero value (false, 0, ""),
+// claim it with Config.Claim. A Config from Extract claims every field its
+// manager owns, zero values included.
 func Of[T any](obj *T) Config[T] {
 	return Config[T]{obj: obj, claimed: &fieldpath.Set{}}
 }
@@ -52,7 +53,7 @@ func (c Config[T]) Object() *T { return c.obj }
 
 // Encode returns the apply configuration as a JSON object (numbers as int64
 // or float64): the fields Of's rules select from the object, together with
-// the fields Extract recorded, at their current values. It is
+// the fields Extract or Claim recorded, at their current values. It is
 // what client.Resource[T].ApplyConfig sends (the client adds apiVersion and
 // kind when the object has none).
 func (c Config[T]) Encode() (map[string]any, error) {
@@ -79,6 +80,9 @@ func (c Config[T]) Encode() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The claimed fields a JSON tag omits at their zero value ("paused":
+	// false) are put back, from the Go value.
+	fillClaimed(rv, full, c.claimed)
 	fullT, err := s.Parser().FromUnstructured(full)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %s: %w", rv.Type(), err)
@@ -112,6 +116,107 @@ func (c Config[T]) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(m)
+}
+
+// fillClaimed adds to j, the JSON encoding of v, the fields of set that j
+// lacks (left out by omitempty at their zero value) but v holds: a struct
+// field, not nil. It follows struct fields, pointers and list items by key.
+func fillClaimed(v reflect.Value, j map[string]any, set *fieldpath.Set) {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct || smdschema.HasOwnJSON(v.Type()) {
+		return
+	}
+	for _, f := range smdschema.JSONFields(v.Type()) {
+		name := f.Name
+		pe := fieldpath.PathElement{FieldName: &name}
+		child, hasChild := set.Children.Get(pe)
+		member := set.Members.Has(pe)
+		if !member && !hasChild {
+			continue
+		}
+		fv, err := v.FieldByIndexErr(f.Index)
+		if err != nil {
+			continue
+		}
+		if _, ok := j[name]; !ok && member && !isNil(fv) {
+			if e, err := toJSONValue(fv.Interface()); err == nil {
+				j[name] = e
+			}
+		}
+		if !hasChild {
+			continue
+		}
+		switch e := j[name].(type) {
+		case map[string]any:
+			fillClaimed(fv, e, child)
+		case []any:
+			fillItems(fv, e, child)
+		case nil:
+			if _, present := j[name]; !present && !isNil(fv) {
+				m := map[string]any{}
+				fillClaimed(fv, m, child)
+				if len(m) > 0 {
+					j[name] = m
+				}
+			}
+		}
+	}
+}
+
+// fillItems is fillClaimed for the items of list v (encoded as items) that
+// set names by key.
+func fillItems(v reflect.Value, items []any, set *fieldpath.Set) {
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Slice || v.Len() != len(items) {
+		return
+	}
+	set.Children.Iterate(func(pe fieldpath.PathElement) {
+		if pe.Key == nil {
+			return
+		}
+		child, _ := set.Children.Get(pe)
+		for i, it := range items {
+			m, ok := it.(map[string]any)
+			if ok && keyMatches(m, pe.Key) {
+				fillClaimed(v.Index(i), m, child)
+			}
+		}
+	})
+}
+
+// keyMatches reports whether the item m has the key fields of key.
+func keyMatches(m map[string]any, key *value.FieldList) bool {
+	for _, f := range *key {
+		v, ok := m[f.Name]
+		if !ok || !value.Equals(value.NewValueInterface(v), f.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func isNil(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// toJSONValue encodes v as Kubernetes JSON and decodes it into a JSON value.
+func toJSONValue(v any) (any, error) {
+	b, err := kjson.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return smdschema.DecodeJSON(b)
 }
 
 // dropNulls removes the null members of m and of the objects in it, in

@@ -26,8 +26,12 @@
 //	}
 //	d, err := deps.ApplyConfig(ctx, apply.Of(scale), metav1.ApplyOptions{FieldManager: "autoscaler"})
 //
-// claims .spec.replicas and nothing else. [Config.Encode] shows what is
-// sent.
+// claims .spec.replicas and nothing else. [Config.Claim] adds a field at
+// its zero value, named by a pointer into the object, which Go checks:
+//
+//	cfg, err := apply.Of(d).Claim(&d.Spec.Paused) // "paused": false
+//
+// [Config.Encode] shows what is sent.
 //
 // # Extract
 //
@@ -57,9 +61,12 @@
 //
 // # Limits
 //
-//   - Of cannot claim a non-pointer field at its zero value (false, 0, "");
-//     Kubernetes makes optional fields whose zero value means something
-//     pointers. A Config from Extract keeps such fields.
+//   - Of leaves out a non-pointer field at its zero value (false, 0, ""):
+//     claim it with [Config.Claim] (Kubernetes makes most optional fields
+//     whose zero value means something pointers). A Config from Extract
+//     keeps such fields.
+//   - A nil pointer, slice or map is unset: it cannot apply an explicit
+//     null.
 //   - Extract needs a Go type with fields: for unstructured.Unstructured it
 //     fails (it has no schema); Of sends an unstructured object's map as it
 //     is, as Apply does.

@@ -33,8 +33,9 @@ type WidgetSpec struct {
 }
 
 type WidgetPort struct {
-	Name string `json:"name"`
-	Port int32  `json:"port"`
+	Name   string `json:"name"`
+	Port   int32  `json:"port"`
+	Weight *int32 `json:"weight,omitempty"`
 }
 
 type WidgetStatus struct {
@@ -46,6 +47,11 @@ func (w *Widget) DeepCopy() *Widget {
 	out := *w
 	out.ObjectMeta = *w.ObjectMeta.DeepCopy()
 	out.Spec.Ports = append([]WidgetPort(nil), w.Spec.Ports...)
+	for i, p := range out.Spec.Ports {
+		if p.Weight != nil {
+			out.Spec.Ports[i].Weight = new(*p.Weight)
+		}
+	}
 	out.Spec.Tags = append([]string(nil), w.Spec.Tags...)
 	out.Status.Conditions = append([]metav1.Condition(nil), w.Status.Conditions...)
 	if w.Spec.Size != nil {
@@ -130,7 +136,8 @@ func TestExtractKeepsZeroValues(t *testing.T) {
 func TestExtractReleaseByNil(t *testing.T) {
 	ctx := testContext(t)
 	res := widgets(t)
-	a := &Widget{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: ns}, Spec: WidgetSpec{Color: "red", Limit: new(int64(5))}}
+	a := &Widget{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: ns}, Spec: WidgetSpec{Color: "red", Limit: new(int64(5)),
+		Ports: []WidgetPort{{Name: "http", Weight: new(int32(2))}, {Name: "grpc", Weight: new(int32(3))}}}}
 	live, err := res.ApplyConfig(ctx, apply.Of(a), metav1.ApplyOptions{FieldManager: "a"})
 	if err != nil {
 		t.Fatal(err)
@@ -140,14 +147,15 @@ func TestExtractReleaseByNil(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Object().Spec.Limit = nil
-	if got := encode(t, cfg); got != `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"r","namespace":"default"},"spec":{"color":"red"}}` {
+	cfg.Object().Spec.Ports[0].Weight = nil // the whole item claimed nothing else but its key
+	if got := encode(t, cfg); got != `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"r","namespace":"default"},"spec":{"color":"red","ports":[{"name":"http"},{"name":"grpc","weight":3}]}}` {
 		t.Errorf("sent %s", got)
 	}
 	got, err := res.ApplyConfig(ctx, cfg, metav1.ApplyOptions{FieldManager: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Spec.Limit != nil || fieldsOf(t, got.ManagedFields, "a", "") != `{"f:spec":{"f:color":{}}}` {
+	if got.Spec.Limit != nil || fieldsOf(t, got.ManagedFields, "a", "") != `{"f:spec":{"f:color":{},"f:ports":{"k:{\"name\":\"grpc\"}":{".":{},"f:name":{},"f:weight":{}},"k:{\"name\":\"http\"}":{".":{},"f:name":{}}}}}` {
 		t.Errorf("limit %v, a owns %s", got.Spec.Limit, fieldsOf(t, got.ManagedFields, "a", ""))
 	}
 }
