@@ -371,7 +371,10 @@ func schemaOf(t reflect.Type) (*smdschema.Schema, error) {
 // subresource none): a new object holding exactly those fields (with the
 // key fields of the list items they are in, and live's name and namespace),
 // claiming each of them, zero values included. Applying it as
-// fieldManager changes nothing; change its Object to change what
+// fieldManager changes nothing (but the time of fieldManager's entry, when
+// the configuration holds an empty map or list, or a zero value omitempty
+// leaves out, which the server does not store: structured-merge-diff counts
+// applying it as a change, on kube-apiserver too); change its Object to change what
 // fieldManager applies next, as client-go's ExtractDeployment is used:
 // fields set anew are claimed as by Of, a field set to nil (pointer, slice,
 // map) is released, and a claimed non-pointer field is sent at its value,

@@ -234,3 +234,39 @@ func TestExtractModifyApply(t *testing.T) {
 		t.Errorf("extract of an unknown manager: %s", e)
 	}
 }
+
+// An empty map a manager applied is not stored, but the manager owns it:
+// Extract gives it back empty, so applying the result keeps the manager's
+// fields. Structured-merge-diff counts applying an empty map (or a zero
+// value omitempty drops) that the object lacks as a change, so the entry's
+// time moves, and with it the resourceVersion, as on kube-apiserver: the
+// server's clock ticks between the writes here.
+func TestExtractEmptyMap(t *testing.T) {
+	ctx := testContext(t)
+	now := time.Date(2026, 11, 25, 1, 0, 0, 0, time.UTC)
+	f := fake.NewWithOptions(t, fake.Options{Now: func() time.Time { now = now.Add(time.Second); return now }})
+	cms := client.For[corev1.ConfigMap](f.Client()).Namespace(ns)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "empty", Namespace: ns, Annotations: map[string]string{}}, Data: map[string]string{"k": "v"}}
+	live, err := cms.ApplyConfig(ctx, apply.Of(cm), metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned := fieldsOf(t, live.ManagedFields, "a", "")
+	if owned != `{"f:data":{"f:k":{}},"f:metadata":{"f:annotations":{}}}` {
+		t.Fatalf("a owns %s", owned)
+	}
+	cfg, err := apply.Extract(live, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := encode(t, cfg); got != `{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"empty","namespace":"default"}}` {
+		t.Errorf("extracted %s", got)
+	}
+	again, err := cms.ApplyConfig(ctx, cfg, metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fieldsOf(t, again.ManagedFields, "a", ""); got != owned {
+		t.Errorf("a owns %s after re-applying, before %s", got, owned)
+	}
+}

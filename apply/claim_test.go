@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -18,7 +19,11 @@ import (
 // manager that applied it.
 func TestClaimZeroValues(t *testing.T) {
 	ctx := testContext(t)
-	deps := client.For[appsv1.Deployment](fake.NewClient(t)).Namespace(ns)
+	// A frozen clock: re-applying a zero value the server does not store
+	// restamps the applier's entry (TestExtractEmptyMap).
+	now := time.Date(2026, 11, 25, 1, 0, 0, 0, time.UTC)
+	f := fake.NewWithOptions(t, fake.Options{Now: func() time.Time { return now }})
+	deps := client.For[appsv1.Deployment](f.Client()).Namespace(ns)
 	d := deployment("web")
 	d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers, corev1.Container{Name: "side", Image: "envoy:1"})
 	cfg, err := apply.Of(d).Claim(&d.Spec.Paused)

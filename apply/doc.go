@@ -39,7 +39,7 @@
 // metadata.managedFields) out of a live object into a new object of the
 // same type, and returns the Config claiming exactly those fields, zero
 // values included. Applying it as that manager changes nothing (same
-// object, same managedFields, same resourceVersion); change its Object and
+// object, same managedFields, same resourceVersion; but see Limits); change its Object and
 // apply it to change only what the manager owns, as client-go's
 // ExtractDeployment is used. [ExtractStatus] does the same for the status
 // subresource. Key fields the manager does not own (a port's protocol the
@@ -67,6 +67,11 @@
 //     keeps such fields.
 //   - A nil pointer, slice or map is unset: it cannot apply an explicit
 //     null.
+//   - An empty map or list, or a zero value omitempty leaves out, is not
+//     stored by the server: re-applying it is a change for
+//     structured-merge-diff, which stamps the manager's entry with the
+//     current time (and the resourceVersion moves), as on kube-apiserver.
+//     The fields owned stay the same.
 //   - Extract needs a Go type with fields: for unstructured.Unstructured it
 //     fails (it has no schema); Of sends an unstructured object's map as it
 //     is, as Apply does.
