@@ -37,7 +37,9 @@
 // The verbs are Get, List (a [List] of T; ListEach streams items to a
 // callback without keeping them), Watch, Create, Update, UpdateStatus, Patch
 // (JSON, merge and strategic merge patches), Apply and ApplyStatus
-// (server-side apply), Delete, DeleteCollection, and GetSubresource,
+// (server-side apply of a whole object), ApplyConfig and ApplyConfigStatus
+// (typed server-side apply of an apply.Config, which claims only the fields
+// set: see package apply), Delete, DeleteCollection, and GetSubresource,
 // UpdateSubresource and CreateSubresource for subresources such as "scale",
 // "eviction" or "token". Returned objects always carry their kind and
 // apiVersion. The interface is composed of smaller ones ([Reader],
