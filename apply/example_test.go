@@ -84,3 +84,17 @@ func Example() {
 	// replicas: 5 containers: 1
 	// resourceVersion unchanged: true
 }
+
+// Claim applies a field at its zero value, which Of leaves out: here a
+// deployment that must not be paused, whoever paused it.
+func ExampleConfig_Claim() {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}}
+	cfg, err := apply.Of(d).Claim(&d.Spec.Paused)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := cfg.MarshalJSON()
+	fmt.Printf("%s\n", b)
+	// Output:
+	// {"metadata":{"name":"web","namespace":"default"},"spec":{"paused":false}}
+}

@@ -11,6 +11,8 @@ import (
 	"github.com/kapi-dev/kapi/api/resource"
 	"github.com/kapi-dev/kapi/api/unstructured"
 	"github.com/kapi-dev/kapi/apply"
+	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/fake"
 )
 
 // What Of sends: the fields an object sets, by Go value, whatever the
@@ -83,4 +85,20 @@ func TestErrors(t *testing.T) {
 func jsonOf(v any) ([]byte, error) {
 	type marshaler interface{ MarshalJSON() ([]byte, error) }
 	return v.(marshaler).MarshalJSON()
+}
+
+// The dynamic client applies an unstructured configuration as it is, with
+// ApplyConfig as with Apply.
+func TestDynamicApplyConfig(t *testing.T) {
+	ctx := testContext(t)
+	dyn := client.Dynamic(fake.NewClient(t)).Resource(client.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(ns)
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "dyn"}, "data": map[string]any{"a": "b"}}}
+	got, err := dyn.ApplyConfig(ctx, apply.Of(u), metav1.ApplyOptions{FieldManager: "dynamic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf := got.GetManagedFields(); len(mf) != 1 || mf[0].Manager != "dynamic" || string(mf[0].FieldsV1.Raw) != `{"f:data":{"f:a":{}}}` {
+		t.Errorf("managedFields %+v", mf)
+	}
 }
