@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/internal/cel"
 )
 
 // CustomResourceDefinitions
@@ -188,6 +190,7 @@ func validateCRD(crd, old *apiextensionsv1.CustomResourceDefinition) metav1.Fiel
 			errs = append(errs, metav1.FieldInvalid(p+".schema.openAPIV3Schema.type", t, "must be object at the root"))
 		}
 	}
+	errs = append(errs, validateCRDSchemas(spec.Versions)...)
 	if len(spec.Versions) == 0 {
 		errs = append(errs, metav1.FieldRequired("spec.versions", "must have exactly one version marked as storage version"))
 	} else if storages != 1 {
@@ -207,6 +210,71 @@ func validateCRD(crd, old *apiextensionsv1.CustomResourceDefinition) metav1.Fiel
 		if spec.Scope != old.Spec.Scope {
 			errs = append(errs, metav1.FieldInvalid("spec.scope", string(spec.Scope), "field is immutable"))
 		}
+	}
+	return errs
+}
+
+// validateCRDSchemas checks what kube-apiserver checks of the versions'
+// schemas beyond their root type: the keys of x-kubernetes-list-type map
+// lists, and the x-kubernetes-validations rules (they compile, their
+// estimated costs are within budget: internal/cel). When every version has
+// the same schema kube-apiserver reports it once, under
+// spec.validation.openAPIV3Schema.
+func validateCRDSchemas(versions []apiextensionsv1.CustomResourceDefinitionVersion) metav1.FieldErrors {
+	same := len(versions) > 0
+	for _, v := range versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			return nil
+		}
+		same = same && reflect.DeepEqual(v.Schema.OpenAPIV3Schema, versions[0].Schema.OpenAPIV3Schema)
+	}
+	check := func(s *apiextensionsv1.JSONSchemaProps, path string) metav1.FieldErrors {
+		errs := validateListMapKeys(s, path, 0)
+		if len(errs) > 0 {
+			return errs
+		}
+		_, errs = cel.Compile(s, path)
+		return errs
+	}
+	if same {
+		return check(versions[0].Schema.OpenAPIV3Schema, "spec.validation.openAPIV3Schema")
+	}
+	var errs metav1.FieldErrors
+	for i, v := range versions {
+		errs = append(errs, check(v.Schema.OpenAPIV3Schema, fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i))...)
+	}
+	return errs
+}
+
+// validateListMapKeys checks that the keys of every list of type map are
+// properties of its items that are required or have a default.
+func validateListMapKeys(s *apiextensionsv1.JSONSchemaProps, path string, depth int) metav1.FieldErrors {
+	if s == nil || depth > 64 {
+		return nil
+	}
+	var errs metav1.FieldErrors
+	if s.XListType != nil && *s.XListType == "map" && s.Items != nil && s.Items.Schema != nil {
+		items := s.Items.Schema
+		for _, k := range s.XListMapKeys {
+			ps, ok := items.Properties[k]
+			if !ok {
+				continue
+			}
+			if ps.Default == nil && !slices.Contains(items.Required, k) {
+				errs = append(errs, metav1.FieldRequired(path+".items.properties["+k+"].default",
+					"this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"))
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		ps := s.Properties[k]
+		errs = append(errs, validateListMapKeys(&ps, path+".properties["+k+"]", depth+1)...)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		errs = append(errs, validateListMapKeys(s.Items.Schema, path+".items", depth+1)...)
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
+		errs = append(errs, validateListMapKeys(ap.Schema, path+".additionalProperties", depth+1)...)
 	}
 	return errs
 }

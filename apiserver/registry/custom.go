@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
 	"github.com/kapi-dev/kapi/apiserver/schema"
+	"github.com/kapi-dev/kapi/internal/cel"
 )
 
 // CustomResource describes one served version of a CustomResourceDefinition
@@ -22,7 +24,10 @@ import (
 //     version: PrepareForCreate and PrepareForUpdate set apiVersion to it and
 //     WithTypeMeta rewrites it to the version read (conversion strategy None);
 //   - Default prunes the fields the version's schema does not know and sets
-//     its defaults; Validate checks the object against the schema;
+//     its defaults; Validate checks the object against the schema, the
+//     x-kubernetes-list-type sets and maps, then (unless the schema errors
+//     block them) the x-kubernetes-validations CEL rules, compiled once on
+//     first use;
 //   - metadata.generation starts at 1 and moves when anything but metadata
 //     and status changes; with subresources.status, status is reset on
 //     create and kept by updates of the main resource;
@@ -139,11 +144,45 @@ func CustomResource(crd *apiextensionsv1.CustomResourceDefinition, version strin
 		}
 	}
 	r.PrepareForUpdate = func(o, _ Object) { toStorage(o.(*unstructured.Unstructured)) }
-	r.Validate = func(o, _ Object) metav1.FieldErrors {
+	rules := sync.OnceValue(func() *cel.Validator {
+		// Compiled once per registration (a new CRD generation registers
+		// anew), on first use; the CRD was checked when it was written.
+		v, _ := cel.Compile(sch, "")
+		return v
+	})
+	r.Validate = func(o, old Object) metav1.FieldErrors {
 		u := o.(*unstructured.Unstructured)
-		return schema.Validate(sch, u.Object)
+		errs := schema.Validate(sch, u.Object)
+		errs = append(errs, schema.ValidateListSetsAndMaps(sch, u.Object)...)
+		v := rules()
+		if v.Empty() {
+			return errs
+		}
+		if blocksRules(errs) {
+			return append(errs, metav1.FieldInvalid("<nil>", nil,
+				"some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+		}
+		var prev map[string]any
+		if ou, ok := old.(*unstructured.Unstructured); ok && ou != nil {
+			prev = ou.Object
+		}
+		return append(errs, v.Validate(u.Object, prev)...)
 	}
 	return r, nil
+}
+
+// blocksRules reports whether schema errors keep the CEL rules from
+// running, as kube-apiserver decides: a wrong type, a missing required
+// field, a value outside an enum, too long or too many.
+func blocksRules(errs metav1.FieldErrors) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case metav1.CauseTypeFieldValueNotSupported, metav1.CauseTypeFieldValueRequired, metav1.CauseTypeTooLong,
+			metav1.CauseTypeTooMany, metav1.CauseTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
 }
 
 // selectableValue is the string form of the field at a simple JSON path

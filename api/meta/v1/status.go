@@ -529,6 +529,12 @@ func (e *FieldError) Cause() StatusCause {
 // omittedValue is the BadValue of field errors whose message shows no value.
 type omittedValue struct{}
 
+// OmitValue, as a FieldError's BadValue, leaves the value out of the
+// message: "spec: Invalid value: must be set" rather than "spec: Invalid
+// value: {...}: must be set", as kube-apiserver words errors about objects
+// and lists.
+var OmitValue any = omittedValue{}
+
 // fieldErrorWording returns the words a message starts with for each type.
 func fieldErrorWording(t CauseType) string {
 	switch t {
