@@ -181,3 +181,38 @@ func (e *env) createCRDObject(t *testing.T, crd obj) {
 	path := fmt.Sprintf("/apis/%s/v1/%s", group, plural)
 	e.waitCondition(t, path+" to be served", func() bool { return e.get(t, path).Code == http.StatusOK })
 }
+
+// TestCELLibraries checks the CEL libraries of CRD rules: a CRD whose
+// rules are the expressions of testdata/cel/library-exprs.json that
+// kube-apiserver v1.37.2 accepts ("accepted"; the step crd-library-errors
+// of TestCELValidationRules checks how it refuses the others), each true
+// there, accepts an object: every expression holds (a false one is named
+// by its message, "rule <index>").
+func TestCELLibraries(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	group := "l" + randomSuffix() + "." + celGroup
+	var exprs struct {
+		Accepted []string `json:"accepted"`
+	}
+	if err := json.Unmarshal(celFile(t, "library-exprs.json", group), &exprs); err != nil {
+		t.Fatal(err)
+	}
+	rules := make([]any, len(exprs.Accepted))
+	for i, x := range exprs.Accepted {
+		rules[i] = obj{"rule": x, "message": fmt.Sprintf("rule %d", i)}
+	}
+	e.createCRDObject(t, obj{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": obj{"name": "libs." + group},
+		"spec": obj{"group": group, "scope": "Namespaced",
+			"names": obj{"plural": "libs", "singular": "lib", "kind": "Lib", "listKind": "LibList"},
+			"versions": []any{obj{"name": "v1", "served": true, "storage": true,
+				"schema": obj{"openAPIV3Schema": obj{"type": "object", "properties": obj{
+					"spec": obj{"type": "object", "x-kubernetes-validations": rules}}}}}}},
+	})
+	r := e.post(t, "/apis/"+group+"/v1/namespaces/"+ns+"/libs", obj{"apiVersion": group + "/v1", "kind": "Lib",
+		"metadata": obj{"name": "l"}, "spec": obj{}})
+	expect(t, r, http.StatusCreated)
+}

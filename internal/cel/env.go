@@ -13,8 +13,8 @@ import (
 
 // BaseEnv returns the CEL environment every Kubernetes expression starts
 // from: the standard library with cross-type numeric comparisons, optional
-// types, the strings (version 2), sets, two-variable comprehension and
-// bindings extensions, and the Kubernetes libraries: Lists, Regex, URLs,
+// types, literal validation, the strings (version 2), sets,
+// two-variable comprehension and lists (version 3) extensions, and the Kubernetes libraries: Lists, Regex, URLs,
 // Quantity, IP, CIDR, Semver and Format. It is built once and shared.
 func BaseEnv() (*celgo.Env, error) {
 	baseOnce.Do(func() {
@@ -36,11 +36,15 @@ func baseOptions() []celgo.EnvOption {
 		celgo.DefaultUTCTimeZone(true),
 		celgo.CrossTypeNumericComparisons(true),
 		celgo.OptionalTypes(),
+		celgo.ASTValidators(celgo.ValidateDurationLiterals(), celgo.ValidateTimestampLiterals(),
+			celgo.ValidateRegexLiterals(), celgo.ValidateHomogeneousAggregateLiterals()),
+		// has() costs nothing, as in Kubernetes
+		celgo.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
 		celgo.ParserExpressionSizeLimit(100000),
 		ext.Strings(ext.StringsVersion(2)),
 		ext.Sets(),
 		ext.TwoVarComprehensions(),
-		ext.Bindings(),
+		ext.Lists(ext.ListsVersion(3)),
 		Lists(), Regex(), URLs(), Quantity(), IP(), CIDR(), Semver(), Format(),
 	}
 }

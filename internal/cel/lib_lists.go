@@ -1,10 +1,14 @@
 package cel
 
 import (
+	"math"
 	"regexp"
+	"slices"
+	"strings"
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -208,79 +212,221 @@ func findAll(s, re, n ref.Val) ref.Val {
 	return types.NewStringList(types.DefaultTypeAdapter, r.FindAllString(string(str), int(limit)))
 }
 
-// traversal cost factor of strings, as CEL's own string functions
-const stringCostFactor = 0.1
+// Cost factors of cel-go's estimates: a string costs 0.1 a byte to walk,
+// a regular expression 0.25 a byte of its source.
+const (
+	stringCostFactor = 0.1
+	regexCostFactor  = 0.25
+)
 
-// libraryCallCost is the runtime cost of a library call: proportional to
-// the sizes the function walks.
-func libraryCallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
-	size := func(v ref.Val) uint64 {
-		switch t := v.(type) {
-		case types.String:
-			return uint64(len(t))
-		case traits.Sizer:
-			if n, ok := t.Size().(types.Int); ok && n > 0 {
-				return uint64(n)
-			}
+func ceilCost(f float64) uint64 { return uint64(math.Ceil(f)) }
+
+// actualSize is the size of a value for runtime costs: its length, or 1.
+func actualSize(v ref.Val) uint64 {
+	if s, ok := v.(traits.Sizer); ok {
+		if n, ok := s.Size().(types.Int); ok && n >= 0 {
+			return uint64(n)
 		}
-		return 0
 	}
-	var c uint64
-	switch function {
-	case "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf":
-		if len(args) > 0 {
-			c = 1 + size(args[0])
-		}
-	case "find", "findAll", "matches", "url", "isURL", "quantity", "isQuantity", "semver", "isSemver",
-		"ip", "isIP", "cidr", "isCIDR", "validate":
-		var total uint64
-		for _, a := range args {
-			total += size(a)
-		}
-		c = 1 + uint64(float64(total)*stringCostFactor)
-		if function == "find" || function == "findAll" {
-			c = 1 + uint64(float64(size(args[0]))*float64(size(args[1]))*stringCostFactor)
-		}
-	default:
-		return nil
-	}
-	return &c
+	return 1
 }
 
-// libraryEstimate estimates library calls from the sizes of their
-// arguments.
+// traversalCost is the cost of walking a value: 0.1 a byte of its strings,
+// 1 for any other leaf.
+func traversalCost(v ref.Val) uint64 {
+	switch t := v.(type) {
+	case types.String:
+		return uint64(float64(len(t)) * stringCostFactor)
+	case types.Bytes:
+		return uint64(float64(len(t)) * stringCostFactor)
+	case traits.Lister:
+		var c uint64
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			c += traversalCost(it.Next())
+		}
+		return c
+	case traits.Mapper:
+		var c uint64
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			c += traversalCost(k) + traversalCost(t.Get(k))
+		}
+		return c
+	}
+	return 1
+}
+
+// libraryCallCost is the runtime cost of a call of the Kubernetes
+// libraries (and of the string functions Kubernetes prices itself), as
+// kube-apiserver counts it; nil leaves the call to cel-go.
+func libraryCallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
+	c := func(n uint64) *uint64 { return &n }
+	switch function {
+	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
+		if len(args) > 0 {
+			return c(traversalCost(args[0]))
+		}
+		return c(0)
+	case "url", "lowerAscii", "upperAscii", "substring", "trim", "quantity", "isQuantity", "cidr", "isIP", "isCIDR":
+		if len(args) >= 1 {
+			return c(ceilCost(float64(actualSize(args[0])) * stringCostFactor))
+		}
+	case "replace", "split":
+		if len(args) >= 1 {
+			return c(ceilCost(float64(actualSize(args[0])) * 2 * stringCostFactor))
+		}
+	case "join":
+		if len(args) >= 1 {
+			return c(ceilCost(float64(actualSize(result)) * 2 * stringCostFactor))
+		}
+	case "find", "findAll":
+		if len(args) >= 2 {
+			str := ceilCost((1 + float64(actualSize(args[0]))) * stringCostFactor)
+			re := ceilCost(float64(actualSize(args[1])) * regexCostFactor)
+			return c(str * re)
+		}
+	case "ip":
+		if overloadID == "cidr_ip" {
+			return c(1)
+		}
+		if len(args) >= 1 {
+			return c(ceilCost(float64(actualSize(args[0])) * stringCostFactor))
+		}
+	case "ip.isCanonical":
+		if len(args) >= 1 {
+			return c(ceilCost(float64(actualSize(args[0])) * 2 * stringCostFactor))
+		}
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
+		"asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub":
+		return c(1)
+	case "containsIP", "containsCIDR":
+		if len(args) >= 2 {
+			cidr := actualSize(args[0])
+			n := ceilCost(float64(2*cidr) * stringCostFactor)
+			if function == "containsCIDR" {
+				n += ceilCost(float64(cidr)*stringCostFactor) + 1
+			}
+			if strings.HasSuffix(overloadID, "_string") {
+				n += ceilCost(float64(actualSize(args[1])) * stringCostFactor)
+			}
+			return c(n)
+		}
+	}
+	return nil
+}
+
+// libraryEstimate estimates the cost of a call of the Kubernetes libraries
+// as kube-apiserver does (an estimate decides which rules a CRD may have,
+// so it follows kube-apiserver's exactly, quirks included); nil leaves the
+// call to cel-go.
 func libraryEstimate(e checker.CostEstimator, function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
-	sizeOf := func(n checker.AstNode) checker.SizeEstimate {
+	size := func(n checker.AstNode) checker.SizeEstimate {
 		if s := n.ComputedSize(); s != nil {
 			return *s
 		}
 		if s := e.EstimateSize(n); s != nil {
 			return *s
 		}
-		return checker.SizeEstimate{Min: 0, Max: maxRequestSizeBytes}
+		return checker.SizeEstimate{Min: 0, Max: math.MaxUint64}
+	}
+	fixed := func(n uint64) *checker.CallEstimate {
+		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: n, Max: n}}
 	}
 	switch function {
-	case "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf":
+	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if target == nil {
 			return nil
 		}
-		s := sizeOf(*target)
-		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1 + s.Min, Max: 1 + s.Max}}
+		if el := elementNode(*target); el != nil {
+			elCost := checker.CostEstimate{Min: 1, Max: 1}
+			if k := el.Type().Kind(); k == types.StringKind || k == types.BytesKind {
+				elCost = elCost.Add(size(el).MultiplyByCostFactor(stringCostFactor))
+			}
+			return &checker.CallEstimate{CostEstimate: size(*target).MultiplyByCost(elCost)}
+		}
+		return &checker.CallEstimate{CostEstimate: size(*target).MultiplyByCostFactor(stringCostFactor)}
+	case "url":
+		if len(args) == 1 {
+			return &checker.CallEstimate{CostEstimate: size(args[0]).MultiplyByCostFactor(stringCostFactor)}
+		}
+	case "lowerAscii", "upperAscii", "substring", "trim":
+		if target != nil {
+			sz := size(*target)
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(stringCostFactor), ResultSize: &sz}
+		}
+	case "replace", "split":
+		if target != nil {
+			sz := size(*target)
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(2 * stringCostFactor)}
+		}
+	case "join":
+		if target != nil {
+			var sz checker.SizeEstimate
+			list := size(*target)
+			if el := elementNode(*target); el != nil {
+				sz = list.Multiply(size(el))
+			}
+			if len(args) > 0 {
+				seps := checker.SizeEstimate{}
+				if list.Min > 0 {
+					seps.Min = list.Min - 1
+				}
+				if list.Max > 0 {
+					seps.Max = list.Max - 1
+				}
+				sz = sz.Add(size(args[0]).Multiply(seps))
+			}
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(stringCostFactor), ResultSize: &sz}
+		}
 	case "find", "findAll":
-		if target == nil || len(args) == 0 {
-			return nil
+		if target != nil && len(args) >= 1 {
+			sz := size(*target)
+			str := sz.Add(checker.SizeEstimate{Min: 1, Max: 1}).MultiplyByCostFactor(stringCostFactor)
+			re := size(args[0]).MultiplyByCostFactor(regexCostFactor)
+			return &checker.CallEstimate{CostEstimate: str.Multiply(re), ResultSize: &checker.SizeEstimate{Min: 0, Max: sz.Max}}
 		}
-		s, p := sizeOf(*target), sizeOf(args[0])
-		return &checker.CallEstimate{CostEstimate: s.Multiply(p).MultiplyByCostFactor(stringCostFactor).Add(checker.CostEstimate{Min: 1, Max: 1})}
-	case "url", "isURL", "quantity", "isQuantity", "semver", "isSemver", "ip", "isIP", "cidr", "isCIDR", "validate":
-		var s checker.SizeEstimate
-		switch {
-		case len(args) > 0:
-			s = sizeOf(args[len(args)-1])
-		default:
-			return nil
+	case "ip":
+		if target != nil && overloadID == "cidr_ip" {
+			return fixed(1)
 		}
-		return &checker.CallEstimate{CostEstimate: s.MultiplyByCostFactor(stringCostFactor).Add(checker.CostEstimate{Min: 1, Max: 1})}
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
+		"asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub":
+		return fixed(1)
+	case "containsIP", "containsCIDR":
+		if target != nil && len(args) >= 1 {
+			ip := checker.SizeEstimate{Min: 4, Max: 16} // bytes of an IPv4 or IPv6 address
+			cost := ip.Add(ip).MultiplyByCostFactor(stringCostFactor)
+			if function == "containsCIDR" {
+				cost = cost.Add(ip.MultiplyByCostFactor(stringCostFactor)).Add(checker.CostEstimate{Min: 1, Max: 1})
+			}
+			if strings.HasSuffix(overloadID, "_string") {
+				cost = cost.Add(size(args[0]).MultiplyByCostFactor(stringCostFactor))
+			}
+			return &checker.CallEstimate{CostEstimate: cost}
+		}
 	}
 	return nil
 }
+
+// elementNode is the node of a list's elements, for size estimates.
+func elementNode(list checker.AstNode) checker.AstNode {
+	params := list.Type().Parameters()
+	if len(params) == 0 {
+		return nil
+	}
+	n := &itemsNode{t: params[0]}
+	if p := list.Path(); p != nil {
+		n.path = append(slices.Clone(p), "@items")
+	}
+	return n
+}
+
+type itemsNode struct {
+	path []string
+	t    *types.Type
+}
+
+func (n *itemsNode) Path() []string                      { return n.path }
+func (n *itemsNode) Type() *types.Type                   { return n.t }
+func (n *itemsNode) Expr() ast.Expr                      { return nil }
+func (n *itemsNode) ComputedSize() *checker.SizeEstimate { return nil }

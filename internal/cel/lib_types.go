@@ -99,6 +99,10 @@ func global(id string, args []*types.Type, out *types.Type, b celgo.OverloadOpt)
 	return celgo.Overload(id, args, out, b)
 }
 
+// libraryTypes are the names of the library types.
+var libraryTypes = map[string]bool{"kubernetes.Quantity": true, "kubernetes.URL": true, "net.IP": true,
+	"net.CIDR": true, "kubernetes.Semver": true, "kubernetes.NamedFormat": true}
+
 func ts(t ...*types.Type) []*types.Type { return t }
 
 var (
@@ -163,8 +167,8 @@ func quantityVal(r *big.Rat) ref.Val {
 }
 
 // Quantity is the Kubernetes quantity library: quantity(s) parses s,
-// isQuantity(s) tells whether it parses; a quantity has sign(),
-// isInteger(), asInteger(), asApproximateFloat(), add(q or int), sub(q or
+// isQuantity(s) tells whether it parses, sign(q) is -1, 0 or 1; a
+// quantity has isInteger(), asInteger(), asApproximateFloat(), add(q or int), sub(q or
 // int), compareTo(q), isLessThan(q) and isGreaterThan(q).
 //
 //	quantity('1.5Gi').isGreaterThan(quantity('1Gi'))
@@ -187,7 +191,8 @@ func Quantity() celgo.EnvOption {
 			_, err := parseQuantity(s)
 			return types.Bool(err == nil)
 		}))),
-		celgo.Function("sign", member("quantity_sign", ts(q), intT, unary(func(a *big.Rat) ref.Val { return types.Int(a.Sign()) }))),
+		// sign is a global function, sign(q), as in Kubernetes.
+		celgo.Function("sign", global("quantity_sign", ts(q), intT, unary(func(a *big.Rat) ref.Val { return types.Int(a.Sign()) }))),
 		celgo.Function("isInteger", member("quantity_is_integer", ts(q), boo, unary(func(a *big.Rat) ref.Val {
 			return types.Bool(a.IsInt() && a.Num().IsInt64())
 		}))),

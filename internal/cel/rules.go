@@ -362,10 +362,16 @@ type estimator struct {
 }
 
 func (e *estimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	if t := n.Type(); t != nil && libraryTypes[t.TypeName()] {
+		// values of the library types are of bounded size
+		return &checker.SizeEstimate{Min: 1, Max: 1}
+	}
 	p := n.Path()
-	if len(p) == 0 || (p[0] != "self" && p[0] != "oldSelf") {
+	if len(p) == 0 {
 		return nil
 	}
+	// the path starts at self (or oldSelf, or a variable bound to a part of
+	// them), below the node's type
 	d := e.root
 	for _, name := range p[1:] {
 		switch name {
@@ -670,6 +676,7 @@ func programOptions() []celgo.ProgramOption {
 		celgo.EvalOptions(celgo.OptOptimize, celgo.OptTrackCost),
 		celgo.CostLimit(PerCallLimit),
 		celgo.CostTracking(runtimeCost{}),
+		celgo.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
 		celgo.InterruptCheckFrequency(100),
 	}
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Captures kube-apiserver's answers to steps.json into <step>.json.
+Successful answers are then cut to their code (the tests compare only that).
 
 Run against a real kube-apiserver (../../../../shared/realk8s):
     eval "$(realk8s.sh env)"; python3 capture.py
