@@ -20,7 +20,7 @@ const celGroup = "cel.i16.kapi.dev"
 // kube-apiserver v1.37.2 is testdata/cel/<name>.json (capture.py).
 type celStep struct {
 	Name        string          `json:"name"`
-	CRD         string          `json:"crd"` // "probe", "cost", or "" for the CRD collection
+	CRD         string          `json:"crd"` // "probe", "cost", "more", or "" for the CRD collection
 	Method      string          `json:"method"`
 	Path        string          `json:"path"`
 	ContentType string          `json:"contentType"`
@@ -55,8 +55,8 @@ func TestCELValidationRules(t *testing.T) {
 	e := target
 	ns := e.namespace(t)
 	group := "c" + randomSuffix() + "." + celGroup
-	plural := map[string]string{"probe": "probes", "cost": "bads"}
-	for _, f := range []string{"probe-crd.json", "cost-crd.json"} {
+	plural := map[string]string{"probe": "probes", "cost": "bads", "more": "mores"}
+	for _, f := range []string{"probe-crd.json", "cost-crd.json", "more-crd.json"} {
 		var crd obj
 		if err := json.Unmarshal(celFile(t, f, group), &crd); err != nil {
 			t.Fatal(err)

@@ -16,8 +16,10 @@
 // extensions x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields
 // and x-kubernetes-embedded-resource. Errors are field errors worded as
 // kube-apiserver's (its go-openapi messages, "spec.size in body should be
-// greater than or equal to 1"), ready for metav1.NewInvalid. CEL rules
-// (x-kubernetes-validations) are not evaluated.
+// greater than or equal to 1"), ready for metav1.NewInvalid; a string
+// that does not match its format is a wrong type, as there. CEL rules
+// (x-kubernetes-validations) are internal/cel's; ValidateListSetsAndMaps
+// checks x-kubernetes-list-type.
 //
 // # Pruning and defaulting
 //
@@ -309,11 +311,15 @@ func (v *validator) str(s *Schema, path, x string) {
 		}
 	}
 	if s.Format != "" && !formatValid(s.Format, x) {
-		v.add(metav1.FieldInvalid(path, x, fmt.Sprintf("%s in body must be of type %s: %q", name(path), s.Format, x)))
+		v.add(metav1.FieldTypeInvalid(path, x, fmt.Sprintf("%s in body must be of type %s: %q", name(path), s.Format, x)))
 	}
 }
 
 func (v *validator) number(s *Schema, path string, x any, f float64) {
+	if s.Format == "int32" && s.Type == "integer" && (f < math.MinInt32 || f > math.MaxInt32) {
+		// go-openapi's words, at no field (kube-apiserver reports it so)
+		v.add(metav1.FieldInvalid("<nil>", "", fmt.Sprintf("Checked value must be of type integer with format int32 in %s", name(path))))
+	}
 	if s.Maximum != nil {
 		if s.ExclusiveMaximum && f >= *s.Maximum {
 			v.add(metav1.FieldInvalid(path, x, fmt.Sprintf("%s in body should be less than %v", name(path), *s.Maximum)))

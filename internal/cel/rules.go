@@ -449,8 +449,12 @@ func (e *evaluation) value(n *node, path string, x, old any, hasOld bool, depth 
 			if child == nil {
 				continue
 			}
+			p := join(path, k)
+			if child == n.values {
+				p = path + "[" + k + "]" // a map key, as kube-apiserver writes it
+			}
 			ov, ok := om[k]
-			e.value(child, join(path, k), t[k], ov, hasOld && ok, depth+1)
+			e.value(child, p, t[k], ov, hasOld && ok, depth+1)
 		}
 	case []any:
 		if n.items == nil {
@@ -548,7 +552,11 @@ func (e *evaluation) rules(n *node, path string, x, old any, hasOld bool) {
 				e.stopped = true
 				return
 			}
-			e.errs = append(e.errs, metav1.FieldInvalid(shown, typeName(n.schema), fmt.Sprintf("%v evaluating rule: %s", err, ruleText(r.src))))
+			msg := fmt.Sprintf("%v evaluating rule: %s", err, ruleText(r.src))
+			if strings.HasPrefix(err.Error(), "no such overload") {
+				msg = fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %s", err, ruleText(r.src))
+			}
+			e.errs = append(e.errs, metav1.FieldInvalid(shown, typeName(n.schema), msg))
 			continue
 		}
 		if b, ok := out.(types.Bool); ok && bool(b) {
@@ -630,12 +638,12 @@ func fieldError(reason *apiextensionsv1.FieldValueErrorReason, path string, valu
 var (
 	pathField = regexp.MustCompile(`^\.([a-zA-Z_][a-zA-Z0-9_-]*)`)
 	pathKey   = regexp.MustCompile(`^\['((?:[^'\\]|\\.)*)'\]`)
-	pathIndex = regexp.MustCompile(`^\[(\d+)\]`)
 )
 
-// fieldPathUnder resolves a rule's fieldPath (".spec.x", "['a.b']", "[0]")
-// against s and returns the path it adds to the rule's node
-// (".spec.x"); it fails when the schema has no such field.
+// fieldPathUnder resolves a rule's fieldPath (".spec.x", ".m['a.b']")
+// against s and returns the path it adds to the rule's node: ".x" for a
+// property, "[k]" for a key of a map (additionalProperties). It fails when
+// the schema has no such field; list indexes are not paths.
 func fieldPathUnder(s *Schema, fp string) (string, error) {
 	var out strings.Builder
 	rest := fp
@@ -646,25 +654,18 @@ func fieldPathUnder(s *Schema, fp string) (string, error) {
 			name, rest = m[1], rest[len(m[0]):]
 		} else if m := pathKey.FindStringSubmatch(rest); m != nil {
 			name, rest = strings.ReplaceAll(m[1], `\'`, `'`), rest[len(m[0]):]
-		} else if m := pathIndex.FindStringSubmatch(rest); m != nil {
-			if cur.Items == nil || cur.Items.Schema == nil {
-				return "", fmt.Errorf("no items at %q", fp)
-			}
-			cur = cur.Items.Schema
-			out.WriteString(m[0])
-			rest = rest[len(m[0]):]
-			continue
 		} else {
 			return "", fmt.Errorf("invalid path %q", fp)
 		}
 		if ps, ok := cur.Properties[name]; ok {
 			cur = &ps
+			out.WriteString("." + name)
 		} else if ap := cur.AdditionalProperties; ap != nil && ap.Schema != nil {
 			cur = ap.Schema
+			out.WriteString("[" + name + "]")
 		} else {
 			return "", fmt.Errorf("no field %q", name)
 		}
-		out.WriteString("." + name)
 	}
 	return out.String(), nil
 }

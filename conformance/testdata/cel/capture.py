@@ -4,7 +4,7 @@ Successful answers are then cut to their code (the tests compare only that).
 
 Run against a real kube-apiserver (../../../../shared/realk8s):
     eval "$(realk8s.sh env)"; python3 capture.py
-It creates probe-crd.json and cost-crd.json (group cel.i16.kapi.dev) and
+It creates probe-crd.json, cost-crd.json and more-crd.json (group cel.i16.kapi.dev) and
 namespace cel-i16-capture, runs the steps in order and deletes what it made.
 conformance/cel_test.go runs the same steps and compares.
 """
@@ -40,7 +40,8 @@ def established(name):
 here = os.path.dirname(os.path.abspath(__file__))
 load = lambda f: json.load(open(os.path.join(here, f)))
 req("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
-crds = {"probe": (load("probe-crd.json"), "probes"), "cost": (load("cost-crd.json"), "bads")}
+crds = {"probe": (load("probe-crd.json"), "probes"), "cost": (load("cost-crd.json"), "bads"),
+        "more": (load("more-crd.json"), "mores")}
 for crd, _ in crds.values():
     print(req("POST", CRDS, crd)[0])
     established(crd["metadata"]["name"])
