@@ -42,8 +42,26 @@ func pruneValue(s *Schema, path string, x any, pruned *[]string, depth int) {
 	}
 }
 
+// objectMetaFields are the fields of ObjectMeta: the metadata of an
+// embedded resource keeps only these (silently, as kube-apiserver reads it
+// into an ObjectMeta and back).
+var objectMetaFields = map[string]bool{
+	"name": true, "generateName": true, "namespace": true, "selfLink": true, "uid": true, "resourceVersion": true,
+	"generation": true, "creationTimestamp": true, "deletionTimestamp": true, "deletionGracePeriodSeconds": true,
+	"labels": true, "annotations": true, "ownerReferences": true, "finalizers": true, "managedFields": true,
+}
+
 func pruneObject(s *Schema, path string, m map[string]any, root bool, pruned *[]string, depth int) {
 	keep := preserves(s)
+	if s.XEmbeddedResource && !root {
+		if md, ok := m["metadata"].(map[string]any); ok {
+			for k := range md {
+				if !objectMetaFields[k] {
+					delete(md, k)
+				}
+			}
+		}
+	}
 	for k, x := range m {
 		if (root || s.XEmbeddedResource) && metaFields[k] {
 			continue

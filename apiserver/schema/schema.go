@@ -27,7 +27,7 @@
 // additionalProperties of the schema describe, unless the schema (or the
 // nearest schema above the field) has x-kubernetes-preserve-unknown-fields;
 // apiVersion, kind and metadata of the object and of embedded resources are
-// kept. Default sets, in place, the default of every property that is missing
+// kept, the metadata of embedded resources cut to the fields of ObjectMeta. Default sets, in place, the default of every property that is missing
 // (or null where the property is not nullable), recursively, as structural
 // defaulting does.
 //

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/kapi-dev/kapi/api/unstructured"
 )
 
 // schemaOf decodes an openAPIV3Schema.
@@ -25,11 +23,11 @@ func objOf(t testing.TB, js string) map[string]any {
 	if js == "" {
 		return nil
 	}
-	var u unstructured.Unstructured
-	if err := u.UnmarshalJSON([]byte(`{"kind":"X","apiVersion":"v1",` + strings.TrimPrefix(js, "{"))); err != nil {
-		t.Fatalf("object %s: %v", js, err)
+	m, ok := decodeObject(`{"kind":"X","apiVersion":"v1",` + strings.TrimPrefix(js, "{"))
+	if !ok {
+		t.Fatalf("object %s does not decode", js)
 	}
-	return u.Object
+	return m
 }
 
 // spec is a schema with the given properties of spec, and rules on spec.
