@@ -20,7 +20,7 @@ const celGroup = "cel.i16.kapi.dev"
 // kube-apiserver v1.37.2 is testdata/cel/<name>.json (capture.py).
 type celStep struct {
 	Name        string          `json:"name"`
-	CRD         string          `json:"crd"` // "probe", "cost", "more", "emb", or "" for the CRD collection
+	CRD         string          `json:"crd"` // "probe", "cost", "more", "emb", "rat", or "" for CRDs
 	Method      string          `json:"method"`
 	Path        string          `json:"path"`
 	ContentType string          `json:"contentType"`
@@ -47,7 +47,8 @@ func celFile(t *testing.T, name, group string) []byte {
 // status subresource; CRDs refused for invalid rule fields, rules that do
 // not compile, an estimated cost over budget and list-map keys without
 // default; a rule over its runtime cost budget; and the defaults and
-// pruning of embedded resources.
+// pruning of embedded resources; transition rules run on unchanged values
+// (they are not ratcheted).
 //
 // Where kube-apiserver walks an object's properties in map order, the
 // order of causes varies: they are compared as a set, and the message must
@@ -57,8 +58,8 @@ func TestCELValidationRules(t *testing.T) {
 	e := target
 	ns := e.namespace(t)
 	group := "c" + randomSuffix() + "." + celGroup
-	plural := map[string]string{"probe": "probes", "cost": "bads", "more": "mores", "emb": "embs"}
-	for _, f := range []string{"probe-crd.json", "cost-crd.json", "more-crd.json", "emb-crd.json"} {
+	plural := map[string]string{"probe": "probes", "cost": "bads", "more": "mores", "emb": "embs", "rat": "rats"}
+	for _, f := range []string{"probe-crd.json", "cost-crd.json", "more-crd.json", "emb-crd.json", "rat-crd.json"} {
 		var crd obj
 		if err := json.Unmarshal(celFile(t, f, group), &crd); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -74,6 +75,7 @@ type rule struct {
 // and string, optionalOldSelf without oldSelf, and estimated costs over the
 // budgets. The Validator holds the rules that compiled.
 func Compile(s *Schema, path string) (*Validator, metav1.FieldErrors) {
+	compiles.Add(1)
 	c := &compiler{b: &typeBuilder{objects: map[string]*declType{}}}
 	if s == nil {
 		return &Validator{}, nil
@@ -91,6 +93,13 @@ func Compile(s *Schema, path string) (*Validator, metav1.FieldErrors) {
 	}
 	return &Validator{root: root}, c.errs
 }
+
+var compiles atomic.Uint64
+
+// Compiles is the number of schemas Compile has compiled since the process
+// started; tests use it to see that a server compiles a CRD's rules once,
+// not per request.
+func Compiles() uint64 { return compiles.Load() }
 
 type compiler struct {
 	b         *typeBuilder
@@ -398,9 +407,9 @@ func (e *estimator) EstimateCallCost(function, overloadID string, target *checke
 
 // Validate evaluates the rules on obj, a whole custom resource, and on old,
 // its previous state on an update (nil on a create). Rules that use oldSelf
-// run only where an old value exists (or with optionalOldSelf); rules of
-// values an update leaves unchanged do not run again, as kube-apiserver
-// ratchets them. The errors are worded as kube-apiserver's.
+// run only where an old value exists (or with optionalOldSelf); other
+// rules of values an update leaves unchanged do not run again, as
+// kube-apiserver ratchets them. The errors are worded as kube-apiserver's.
 func (v *Validator) Validate(obj, old map[string]any) metav1.FieldErrors {
 	if v == nil || v.root == nil {
 		return nil
@@ -432,8 +441,11 @@ func (e *evaluation) value(n *node, path string, x, old any, hasOld bool, depth 
 	if x == nil && len(n.rules) > 0 {
 		return // null: nothing to check (nullable)
 	}
-	if len(n.rules) > 0 && !(hasOld && reflect.DeepEqual(x, old)) {
-		e.rules(n, path, x, old, hasOld)
+	if len(n.rules) > 0 {
+		// A value the update leaves as it was keeps its errors of rules
+		// without oldSelf (ratcheting); transition rules run anyway.
+		unchanged := hasOld && reflect.DeepEqual(x, old)
+		e.rules(n, path, x, old, hasOld, unchanged)
 	}
 	switch t := x.(type) {
 	case map[string]any:
@@ -510,7 +522,7 @@ func join(path, field string) string {
 // typeName is how kube-apiserver shows a value's type in errors.
 func typeName(s *Schema) string { return s.Type }
 
-func (e *evaluation) rules(n *node, path string, x, old any, hasOld bool) {
+func (e *evaluation) rules(n *node, path string, x, old any, hasOld, unchanged bool) {
 	self := toVal(n.decl, x)
 	var oldSelf ref.Val
 	if hasOld {
@@ -521,7 +533,7 @@ func (e *evaluation) rules(n *node, path string, x, old any, hasOld bool) {
 		shown = "<nil>"
 	}
 	for _, r := range n.rules {
-		if r.transition && !hasOld && !r.optional {
+		if r.transition && !hasOld && !r.optional || !r.transition && unchanged {
 			continue
 		}
 		act := map[string]any{"self": self}

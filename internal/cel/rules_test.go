@@ -97,6 +97,8 @@ func TestValidate(t *testing.T) {
 			obj: `{"spec":{"a":1}}`, old: `{"spec":{"a":2}}`, want: "spec: Invalid value: grows"},
 		{name: "ratchet unchanged", schema: spec(`[{"rule":"self.a > 0"}]`, `{"a":{"type":"integer"},"b":{"type":"integer"}}`),
 			obj: `{"spec":{"a":0},"status":{"x":1}}`, old: `{"spec":{"a":0}}`},
+		{name: "transition rules are not ratcheted", schema: spec(`[]`, `{"x":{"type":"integer","x-kubernetes-validations":[{"rule":"oldSelf == 5","message":"old x must be 5"}]},"y":{"type":"integer"}}`),
+			obj: `{"spec":{"x":3,"y":2}}`, old: `{"spec":{"x":3,"y":1}}`, want: "spec.x: Invalid value: 3: old x must be 5"},
 		{name: "list map items correlate", schema: spec(`[]`, `{"l":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],
 			"items":{"type":"object","properties":{"k":{"type":"string"},"v":{"type":"integer"}},"x-kubernetes-validations":[{"rule":"self.v >= oldSelf.v","message":"grows"}]}}}`),
 			obj: `{"spec":{"l":[{"k":"b","v":1},{"k":"a","v":1},{"k":"c","v":0}]}}`, old: `{"spec":{"l":[{"k":"a","v":2},{"k":"b","v":0}]}}`,

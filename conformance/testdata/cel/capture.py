@@ -4,7 +4,7 @@ Successful answers are cut to their code and the part a step's "keep" names.
 
 Run against a real kube-apiserver (../../../../shared/realk8s):
     eval "$(realk8s.sh env)"; python3 capture.py
-It creates probe-crd.json, cost-crd.json, more-crd.json and emb-crd.json (group cel.i16.kapi.dev) and
+It creates probe-crd.json, cost-crd.json, more-crd.json, emb-crd.json and rat-crd.json (group cel.i16.kapi.dev) and
 namespace cel-i16-capture, runs the steps in order and deletes what it made.
 conformance/cel_test.go runs the same steps and compares.
 """
@@ -41,7 +41,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 load = lambda f: json.load(open(os.path.join(here, f)))
 req("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
 crds = {"probe": (load("probe-crd.json"), "probes"), "cost": (load("cost-crd.json"), "bads"),
-        "more": (load("more-crd.json"), "mores"), "emb": (load("emb-crd.json"), "embs")}
+        "more": (load("more-crd.json"), "mores"), "emb": (load("emb-crd.json"), "embs"),
+        "rat": (load("rat-crd.json"), "rats")}
 for crd, _ in crds.values():
     print(req("POST", CRDS, crd)[0])
     established(crd["metadata"]["name"])
