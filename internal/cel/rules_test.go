@@ -94,6 +94,8 @@ func TestValidate(t *testing.T) {
 		{name: "optionalOldSelf on create", schema: spec(`[{"rule":"oldSelf.hasValue() ? self.a >= oldSelf.value().a : self.a == 0","optionalOldSelf":true,"message":"starts at 0"}]`, `{"a":{"type":"integer"}}`),
 			obj: `{"spec":{"a":1}}`, want: "spec: Invalid value: starts at 0"},
 		{name: "optionalOldSelf on update", schema: spec(`[{"rule":"oldSelf.hasValue() ? self.a >= oldSelf.value().a : self.a == 0","optionalOldSelf":true,"message":"grows"}]`, `{"a":{"type":"integer"}}`),
+			obj: `{"spec":{"a":3}}`, old: `{"spec":{"a":2}}`},
+		{name: "optionalOldSelf on update failing", schema: spec(`[{"rule":"oldSelf.hasValue() ? self.a >= oldSelf.value().a : self.a == 0","optionalOldSelf":true,"message":"grows"}]`, `{"a":{"type":"integer"}}`),
 			obj: `{"spec":{"a":1}}`, old: `{"spec":{"a":2}}`, want: "spec: Invalid value: grows"},
 		{name: "ratchet unchanged", schema: spec(`[{"rule":"self.a > 0"}]`, `{"a":{"type":"integer"},"b":{"type":"integer"}}`),
 			obj: `{"spec":{"a":0},"status":{"x":1}}`, old: `{"spec":{"a":0}}`},
