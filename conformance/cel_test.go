@@ -45,7 +45,8 @@ func celFile(t *testing.T, name, group string) []byte {
 // duplicates; int-or-string and quantity; transition rules and
 // optionalOldSelf on update (merge and JSON patch, server-side apply); the
 // status subresource; CRDs refused for invalid rule fields, rules that do
-// not compile, an estimated cost over budget and list-map keys without
+// not compile, an estimated cost over budget, oldSelf under lists whose
+// items do not correlate, and list-map keys without
 // default; a rule over its runtime cost budget; and the defaults and
 // pruning of embedded resources; transition rules run on unchanged values
 // (they are not ratcheted).

@@ -72,8 +72,9 @@ type rule struct {
 // rejected with, paths under path ("spec.validation.openAPIV3Schema"),
 // worded as kube-apiserver's: invalid reasons, field paths and messages,
 // rules and message expressions that do not compile or are not of type bool
-// and string, optionalOldSelf without oldSelf, and estimated costs over the
-// budgets. The Validator holds the rules that compiled.
+// and string, optionalOldSelf without oldSelf, estimated costs over the
+// budgets, and oldSelf where no old value can be found (under a list that
+// is not a list-type map). The Validator holds the rules that compiled.
 func Compile(s *Schema, path string) (*Validator, metav1.FieldErrors) {
 	compiles.Add(1)
 	c := &compiler{b: &typeBuilder{objects: map[string]*declType{}}}
@@ -84,7 +85,7 @@ func Compile(s *Schema, path string) (*Validator, metav1.FieldErrors) {
 	if len(c.errs) > 0 {
 		return &Validator{}, c.errs
 	}
-	root := c.compile(s, path, "kapi@self", true, 1, 0)
+	root := c.compile(s, path, "kapi@self", true, 1, "", 0)
 	if c.total > StaticEstimatedCRDCostLimit {
 		for _, e := range c.expensive {
 			c.errs = append(c.errs, metav1.FieldForbidden(e.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
@@ -178,8 +179,10 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // compile compiles the rules at s and below; cardinality is how many times
 // s can occur in an object (the product of the sizes of the lists and maps
-// above it).
-func (c *compiler) compile(s *Schema, path, typeName string, root bool, cardinality uint64, depth int) *node {
+// above it); uncorrelatable is the path of the outermost list above s
+// whose items have no old value to compare with (not a list-type map), ""
+// when there is none.
+func (c *compiler) compile(s *Schema, path, typeName string, root bool, cardinality uint64, uncorrelatable string, depth int) *node {
 	if s == nil || depth > 64 {
 		return nil
 	}
@@ -210,7 +213,7 @@ func (c *compiler) compile(s *Schema, path, typeName string, root bool, cardinal
 		}
 		for i, r := range s.XValidations {
 			p := fmt.Sprintf("%s.x-kubernetes-validations[%d]", path, i)
-			if cr := c.rule(envFor, n.decl, r, p, cardinality); cr != nil {
+			if cr := c.rule(envFor, n.decl, r, p, cardinality, uncorrelatable); cr != nil {
 				n.rules = append(n.rules, cr)
 			}
 		}
@@ -218,7 +221,7 @@ func (c *compiler) compile(s *Schema, path, typeName string, root bool, cardinal
 	for _, k := range sortedKeys(s.Properties) {
 		ps := s.Properties[k]
 		esc, _ := Escape(k)
-		if child := c.compile(&ps, path+".properties["+k+"]", typeName+"."+esc, false, cardinality, depth+1); child != nil {
+		if child := c.compile(&ps, path+".properties["+k+"]", typeName+"."+esc, false, cardinality, uncorrelatable, depth+1); child != nil {
 			if n.props == nil {
 				n.props = map[string]*node{}
 			}
@@ -227,11 +230,15 @@ func (c *compiler) compile(s *Schema, path, typeName string, root bool, cardinal
 	}
 	if s.Items != nil && s.Items.Schema != nil {
 		size := c.size(s, typeName, root)
-		n.items = c.compile(s.Items.Schema, path+".items", typeName+".@idx", false, mulNoOverflow(cardinality, size), depth+1)
+		unc := uncorrelatable
+		if unc == "" && n.listType != "map" {
+			unc = path
+		}
+		n.items = c.compile(s.Items.Schema, path+".items", typeName+".@idx", false, mulNoOverflow(cardinality, size), unc, depth+1)
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		size := c.size(s, typeName, root)
-		n.values = c.compile(ap.Schema, path+".additionalProperties", typeName+".@idx", false, mulNoOverflow(cardinality, size), depth+1)
+		n.values = c.compile(ap.Schema, path+".additionalProperties", typeName+".@idx", false, mulNoOverflow(cardinality, size), uncorrelatable, depth+1)
 	}
 	if n.rules == nil && n.props == nil && n.items == nil && n.values == nil {
 		return nil
@@ -239,13 +246,22 @@ func (c *compiler) compile(s *Schema, path, typeName string, root bool, cardinal
 	return n
 }
 
-// size is the estimated maximum number of elements of the list or map s.
+// size is the most elements the list or map s can have, for the
+// cardinality of what is below it: maxItems or maxProperties, else as many
+// of the smallest element as a request holds (one separator each), as
+// kube-apiserver counts.
 func (c *compiler) size(s *Schema, typeName string, root bool) uint64 {
+	switch {
+	case s.Type == "array" && s.MaxItems != nil:
+		return uint64(max(*s.MaxItems, 0))
+	case s.Type == "object" && s.MaxProperties != nil:
+		return uint64(max(*s.MaxProperties, 0))
+	}
 	d := c.b.declTypeOf(s, typeName, root, 0)
-	if d == nil {
+	if d == nil || d.elem == nil {
 		return 1
 	}
-	return uint64(max(d.maxElements, 0))
+	return uint64(maxRequestSizeBytes / (d.elem.minSize + 1))
 }
 
 func mulNoOverflow(a, b uint64) uint64 {
@@ -272,7 +288,8 @@ func (r ruleValue) String() string {
 		`,"Reason":` + reason + `,"FieldPath":` + q(r.FieldPath) + `,"OptionalOldSelf":` + opt + `}`
 }
 
-func (c *compiler) rule(envFor func(optional bool) (*celgo.Env, error), decl *declType, r apiextensionsv1.ValidationRule, path string, cardinality uint64) *rule {
+func (c *compiler) rule(envFor func(optional bool) (*celgo.Env, error), decl *declType, r apiextensionsv1.ValidationRule, path string,
+	cardinality uint64, uncorrelatable string) *rule {
 	bad := func(field, msg string) {
 		c.errs = append(c.errs, metav1.FieldInvalid(path+"."+field, ruleValue(r), msg))
 	}
@@ -306,6 +323,10 @@ func (c *compiler) rule(envFor func(optional bool) (*celgo.Env, error), decl *de
 		c.errs = append(c.errs, metav1.FieldForbidden(path+".rule", costErrorMessage("estimated rule cost", expr, StaticEstimatedCostLimit)))
 	}
 	c.observe(path+".rule", expr)
+	if out.transition && uncorrelatable != "" {
+		c.errs = append(c.errs, metav1.FieldInvalid(path+".rule", r.Rule,
+			"oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatable))
+	}
 	prog, err := env.Program(ast, programOptions()...)
 	if err != nil {
 		c.errs = append(c.errs, metav1.FieldInternal(path+".rule", err))
