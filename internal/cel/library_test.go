@@ -24,7 +24,7 @@ func eval(t *testing.T, expr string) (any, error) {
 	if iss.Err() != nil {
 		return nil, iss.Err()
 	}
-	prog, err := env.Program(ast, programOptions()...)
+	prog, err := env.Program(ast, programOptions(PerCallLimit)...)
 	if err != nil {
 		t.Fatal(err)
 	}

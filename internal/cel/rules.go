@@ -42,7 +42,8 @@ const (
 // schema. It is safe for concurrent use; build it once per schema
 // (Compile) and use it for every request.
 type Validator struct {
-	root *node
+	root   *node
+	budget uint64 // runtime cost of one validation
 }
 
 // node is a schema node with rules, or with rules below it.
@@ -76,8 +77,17 @@ type rule struct {
 // budgets, and oldSelf where no old value can be found (under a list that
 // is not a list-type map). The Validator holds the rules that compiled.
 func Compile(s *Schema, path string) (*Validator, metav1.FieldErrors) {
+	return compile(s, path, limits{perCall: PerCallLimit, budget: RuntimeCostBudget})
+}
+
+// limits are the runtime cost limits of a Validator (smaller in tests).
+type limits struct {
+	perCall, budget uint64
+}
+
+func compile(s *Schema, path string, l limits) (*Validator, metav1.FieldErrors) {
 	compiles.Add(1)
-	c := &compiler{b: &typeBuilder{objects: map[string]*declType{}}}
+	c := &compiler{b: &typeBuilder{objects: map[string]*declType{}}, limits: l}
 	if s == nil {
 		return &Validator{}, nil
 	}
@@ -92,7 +102,7 @@ func Compile(s *Schema, path string) (*Validator, metav1.FieldErrors) {
 		}
 		c.errs = append(c.errs, metav1.FieldForbidden(path, costErrorMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", c.total, StaticEstimatedCRDCostLimit)))
 	}
-	return &Validator{root: root}, c.errs
+	return &Validator{root: root, budget: l.budget}, c.errs
 }
 
 var compiles atomic.Uint64
@@ -103,6 +113,7 @@ var compiles atomic.Uint64
 func Compiles() uint64 { return compiles.Load() }
 
 type compiler struct {
+	limits    limits
 	b         *typeBuilder
 	errs      metav1.FieldErrors
 	total     uint64
@@ -327,7 +338,7 @@ func (c *compiler) rule(envFor func(optional bool) (*celgo.Env, error), decl *de
 		c.errs = append(c.errs, metav1.FieldInvalid(path+".rule", r.Rule,
 			"oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatable))
 	}
-	prog, err := env.Program(ast, programOptions()...)
+	prog, err := env.Program(ast, programOptions(c.limits.perCall)...)
 	if err != nil {
 		c.errs = append(c.errs, metav1.FieldInternal(path+".rule", err))
 		return nil
@@ -353,7 +364,7 @@ func (c *compiler) rule(envFor func(optional bool) (*celgo.Env, error), decl *de
 			c.errs = append(c.errs, metav1.FieldForbidden(path+".messageExpression", costErrorMessage("estimated messageExpression cost", mexpr, StaticEstimatedCostLimit)))
 		}
 		c.observe(path+".messageExpression", mexpr)
-		if out.msgProg, err = env.Program(mast, programOptions()...); err != nil {
+		if out.msgProg, err = env.Program(mast, programOptions(c.limits.perCall)...); err != nil {
 			c.errs = append(c.errs, metav1.FieldInternal(path+".messageExpression", err))
 			return nil
 		}
@@ -435,7 +446,7 @@ func (v *Validator) Validate(obj, old map[string]any) metav1.FieldErrors {
 	if v == nil || v.root == nil {
 		return nil
 	}
-	e := &evaluation{budget: RuntimeCostBudget}
+	e := &evaluation{budget: v.budget}
 	var o any
 	if old != nil {
 		o = old
@@ -704,11 +715,11 @@ func fieldPathUnder(s *Schema, fp string) (string, error) {
 }
 
 // programOptions are the options of every rule's program: cost tracking
-// with kube-apiserver's per-call limit.
-func programOptions() []celgo.ProgramOption {
+// with a per-call limit (kube-apiserver's PerCallLimit).
+func programOptions(perCall uint64) []celgo.ProgramOption {
 	return []celgo.ProgramOption{
 		celgo.EvalOptions(celgo.OptOptimize, celgo.OptTrackCost),
-		celgo.CostLimit(PerCallLimit),
+		celgo.CostLimit(perCall),
 		celgo.CostTracking(runtimeCost{}),
 		celgo.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
 		celgo.InterruptCheckFrequency(100),

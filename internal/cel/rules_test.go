@@ -138,16 +138,18 @@ func TestValidate(t *testing.T) {
 
 // TestValidateCost checks the runtime budgets: one rule over its per-call
 // limit, and rules that together spend the whole object's budget; both stop
-// the validation.
+// the validation. The limits are kube-apiserver's divided by 100 (the
+// conformance step runtime-cost checks the real per-call limit).
 func TestValidateCost(t *testing.T) {
-	items := make([]string, 1000)
+	small := limits{perCall: PerCallLimit / 100, budget: RuntimeCostBudget / 100}
+	items := make([]string, 100)
 	for i := range items {
 		items[i] = fmt.Sprintf("%q", fmt.Sprint(i))
 	}
 	list := `{"spec":{"l":[` + strings.Join(items, ",") + `]}}`
-	props := `{"l":{"type":"array","maxItems":1000,"items":{"type":"string","maxLength":10}},"z":{"type":"integer"}}`
+	props := `{"l":{"type":"array","maxItems":100,"items":{"type":"string","maxLength":10}},"z":{"type":"integer"}}`
 	heavy := `{"rule":"self.l.all(x, self.l.all(y, x == y || true))"}`
-	v, errs := Compile(schemaOf(t, spec(`[`+heavy+`,{"rule":"self.z > 0"}]`, props)), "s")
+	v, errs := compile(schemaOf(t, spec(`[`+heavy+`,{"rule":"self.z > 0"}]`, props)), "s", small)
 	if len(errs) > 0 {
 		t.Fatal(errs.Message())
 	}
@@ -156,21 +158,24 @@ func TestValidateCost(t *testing.T) {
 		t.Errorf("per call\n got  %s\n want %s", got, want)
 	}
 
-	// 400 items: each rule costs less than the per-call limit, 30 of
-	// them more than the budget.
-	small := `{"spec":{"l":[` + strings.Join(items[:400], ",") + `]}}`
+	// 40 items: each rule costs less than the per-call limit, 30 of them
+	// more than the budget.
+	few := `{"spec":{"l":[` + strings.Join(items[:40], ",") + `]}}`
 	var rules []string
 	for range 30 {
 		rules = append(rules, `{"rule":"self.l.all(x, self.l.all(y, x != y || true))"}`)
 	}
-	props = strings.Replace(props, `"maxItems":1000`, `"maxItems":400`, 1)
-	v, errs = Compile(schemaOf(t, spec(`[`+strings.Join(rules, ",")+`]`, props)), "s")
+	v, errs = compile(schemaOf(t, spec(`[`+strings.Join(rules, ",")+`]`, props)), "s", small)
 	if len(errs) > 0 {
 		t.Fatal(errs.Message())
 	}
 	want = `spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run`
-	if got := v.Validate(objOf(t, small), nil).Message(); got != want {
+	if got := v.Validate(objOf(t, few), nil).Message(); got != want {
 		t.Errorf("budget\n got  %s\n want %s", got, want)
+	}
+	// Within the budget, all run.
+	if got := v.Validate(objOf(t, `{"spec":{"l":["a"]}}`), nil).Message(); got != "" {
+		t.Errorf("small object: %s", got)
 	}
 }
 
