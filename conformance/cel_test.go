@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // celGroup is the CRD group of the captures in testdata/cel, replaced by a
@@ -65,7 +64,7 @@ func TestCELValidationRules(t *testing.T) {
 		if err := json.Unmarshal(celFile(t, f, group), &crd); err != nil {
 			t.Fatal(err)
 		}
-		e.createCRDObject(t, crd)
+		e.createServedCRD(t, crd)
 	}
 	var steps []celStep
 	if err := json.Unmarshal(celFile(t, "steps.json", group), &steps); err != nil {
@@ -163,64 +162,13 @@ func sortedCopy(s []string) []string {
 	return c
 }
 
-// createCRDObject creates a CRD, waits for it to be Established and served,
-// and deletes it when the test ends.
-func (e *env) createCRDObject(t *testing.T, crd obj) {
+// createServedCRD is createCRDObject, then waits until the CRD's resource
+// is served (a real server serves it shortly after Established).
+func (e *env) createServedCRD(t *testing.T, crd obj) {
 	t.Helper()
-	expect(t, e.post(t, crdPath, crd), http.StatusCreated)
-	name := str(crd, "metadata", "name")
-	t.Cleanup(func() {
-		if r := e.del(t, crdPath+"/"+name, nil); r.Code != http.StatusOK && r.Code != http.StatusNotFound {
-			t.Errorf("deleting CRD %s:\n%s", name, r)
-		}
-	})
-	e.waitCollection(t, crdPath+q("fieldSelector", "metadata.name="+name), "the CRD to be Established", 30*time.Second,
-		func(objs map[string]obj) bool {
-			for _, o := range objs {
-				if conditionStatus(o, "Established") == "True" {
-					return true
-				}
-			}
-			return false
-		})
-	// A real server serves the resource shortly after Established.
+	e.createCRDObject(t, crd)
 	group, _ := field(crd, "spec", "group")
 	plural, _ := field(crd, "spec", "names", "plural")
 	path := fmt.Sprintf("/apis/%s/v1/%s", group, plural)
 	e.waitCondition(t, path+" to be served", func() bool { return e.get(t, path).Code == http.StatusOK })
-}
-
-// TestCELLibraries checks the CEL libraries of CRD rules: a CRD whose
-// rules are the expressions of testdata/cel/library-exprs.json that
-// kube-apiserver v1.37.2 accepts ("accepted"; the step crd-library-errors
-// of TestCELValidationRules checks how it refuses the others), each true
-// there, accepts an object: every expression holds (a false one is named
-// by its message, "rule <index>").
-func TestCELLibraries(t *testing.T) {
-	t.Parallel()
-	e := target
-	ns := e.namespace(t)
-	group := "l" + randomSuffix() + "." + celGroup
-	var exprs struct {
-		Accepted []string `json:"accepted"`
-	}
-	if err := json.Unmarshal(celFile(t, "library-exprs.json", group), &exprs); err != nil {
-		t.Fatal(err)
-	}
-	rules := make([]any, len(exprs.Accepted))
-	for i, x := range exprs.Accepted {
-		rules[i] = obj{"rule": x, "message": fmt.Sprintf("rule %d", i)}
-	}
-	e.createCRDObject(t, obj{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": obj{"name": "libs." + group},
-		"spec": obj{"group": group, "scope": "Namespaced",
-			"names": obj{"plural": "libs", "singular": "lib", "kind": "Lib", "listKind": "LibList"},
-			"versions": []any{obj{"name": "v1", "served": true, "storage": true,
-				"schema": obj{"openAPIV3Schema": obj{"type": "object", "properties": obj{
-					"spec": obj{"type": "object", "x-kubernetes-validations": rules}}}}}}},
-	})
-	r := e.post(t, "/apis/"+group+"/v1/namespaces/"+ns+"/libs", obj{"apiVersion": group + "/v1", "kind": "Lib",
-		"metadata": obj{"name": "l"}, "spec": obj{}})
-	expect(t, r, http.StatusCreated)
 }

@@ -42,12 +42,17 @@ const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 func (e *env) createCRD(t *testing.T) (group string, created obj) {
 	t.Helper()
 	group = "c" + randomSuffix() + ".conformance.kapi.dev"
-	crd := widgetCRD(group)
-	created = expect(t, e.post(t, crdPath, crd), http.StatusCreated)
-	name := "widgets." + group
+	return group, e.createCRDObject(t, widgetCRD(group))
+}
+
+// createCRDObject creates crd, waits for it to be Established and deletes
+// it when the case ends; it returns the create response.
+func (e *env) createCRDObject(t *testing.T, crd obj) obj {
+	t.Helper()
+	created := expect(t, e.post(t, crdPath, crd), http.StatusCreated)
+	name := str(crd, "metadata", "name")
 	t.Cleanup(func() {
-		r := e.del(t, crdPath+"/"+name, nil)
-		if r.Code != http.StatusOK && r.Code != http.StatusNotFound {
+		if r := e.del(t, crdPath+"/"+name, nil); r.Code != http.StatusOK && r.Code != http.StatusNotFound {
 			t.Errorf("deleting CRD %s:\n%s", name, r)
 		}
 	})
@@ -60,7 +65,7 @@ func (e *env) createCRD(t *testing.T) (group string, created obj) {
 			}
 			return false
 		})
-	return group, created
+	return created
 }
 
 func conditionStatus(o obj, typ string) string {

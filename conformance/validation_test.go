@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Messages of kube-apiserver's validation, word for word.
@@ -359,22 +358,7 @@ func (e *env) createGadgets(t *testing.T, status bool) (group, path string) {
 	t.Helper()
 	ns := e.namespace(t)
 	group = "v" + randomSuffix() + ".conformance.kapi.dev"
-	name := "gadgets." + group
-	expect(t, e.post(t, crdPath, gadgetCRD(group, status)), http.StatusCreated)
-	t.Cleanup(func() {
-		if r := e.del(t, crdPath+"/"+name, nil); r.Code != http.StatusOK && r.Code != http.StatusNotFound {
-			t.Errorf("deleting CRD %s:\n%s", name, r)
-		}
-	})
-	e.waitCollection(t, crdPath+q("fieldSelector", "metadata.name="+name), "the CRD to be Established", 30*time.Second,
-		func(objs map[string]obj) bool {
-			for _, o := range objs {
-				if conditionStatus(o, "Established") == "True" {
-					return true
-				}
-			}
-			return false
-		})
+	e.createCRDObject(t, gadgetCRD(group, status))
 	return group, "/apis/" + group + "/v1/namespaces/" + ns + "/gadgets"
 }
 

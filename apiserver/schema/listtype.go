@@ -1,7 +1,8 @@
 package schema
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -29,7 +30,7 @@ func (v *validator) lists(s *Schema, path string, x any, depth int) {
 	}
 	switch t := x.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			p := join(path, k)
 			if ps, ok := s.Properties[k]; ok {
 				v.lists(&ps, p, t[k], depth+1)
@@ -77,13 +78,4 @@ func (v *validator) lists(s *Schema, path string, x any, depth int) {
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

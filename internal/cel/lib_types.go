@@ -1,9 +1,9 @@
 package cel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"math/big"
 	"net/netip"
 	"net/url"
 	"reflect"
@@ -14,6 +14,8 @@ import (
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/kapi-dev/kapi/api/resource"
 )
 
 // opaque is a CEL value of a library type (Quantity, URL, IP, CIDR,
@@ -117,53 +119,8 @@ var (
 // QuantityType is the CEL type of Kubernetes quantities.
 var QuantityType = types.NewOpaqueType("kubernetes.Quantity")
 
-var quantityRe = regexp.MustCompile(`^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$`)
-
-var quantitySuffixes = map[string]*big.Rat{
-	"": big.NewRat(1, 1), "n": big.NewRat(1, 1e9), "u": big.NewRat(1, 1e6), "m": big.NewRat(1, 1e3),
-	"k": big.NewRat(1e3, 1), "M": big.NewRat(1e6, 1), "G": big.NewRat(1e9, 1), "T": big.NewRat(1e12, 1),
-	"P": big.NewRat(1e15, 1), "E": big.NewRat(1e18, 1),
-	"Ki": big.NewRat(1<<10, 1), "Mi": big.NewRat(1<<20, 1), "Gi": big.NewRat(1<<30, 1), "Ti": big.NewRat(1<<40, 1),
-	"Pi": big.NewRat(1<<50, 1), "Ei": big.NewRat(1<<60, 1),
-}
-
-// parseQuantity parses a Kubernetes quantity ("1.5Gi", "100m", "1e3")
-// into its exact value.
-func parseQuantity(s string) (*big.Rat, error) {
-	m := quantityRe.FindStringSubmatch(s)
-	if m == nil || strings.Count(m[1], ".") > 1 || strings.Trim(m[1], "+-.") == "" {
-		return nil, fmt.Errorf("quantities must match the regular expression '%s'", quantityRe)
-	}
-	num, ok := new(big.Rat).SetString(strings.TrimPrefix(m[1], "+"))
-	if !ok {
-		return nil, fmt.Errorf("quantities must match the regular expression '%s'", quantityRe)
-	}
-	suffix := m[2]
-	if mul, ok := quantitySuffixes[suffix]; ok {
-		return num.Mul(num, mul), nil
-	}
-	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
-		exp, err := strconv.Atoi(suffix[1:])
-		if err == nil && exp > -64 && exp < 64 {
-			p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil))
-			if exp < 0 {
-				p.Inv(p)
-			}
-			return num.Mul(num, p), nil
-		}
-	}
-	return nil, fmt.Errorf("unable to parse quantity's suffix")
-}
-
-func abs(i int) int {
-	if i < 0 {
-		return -i
-	}
-	return i
-}
-
-func quantityVal(r *big.Rat) ref.Val {
-	return opaque[*big.Rat]{v: r, t: QuantityType, equal: func(a, b *big.Rat) bool { return a.Cmp(b) == 0 }}
+func quantityVal(q resource.Quantity) ref.Val {
+	return opaque[resource.Quantity]{v: q, t: QuantityType, equal: resource.Quantity.Equal}
 }
 
 // Quantity is the Kubernetes quantity library: quantity(s) parses s,
@@ -174,43 +131,54 @@ func quantityVal(r *big.Rat) ref.Val {
 //	quantity('1.5Gi').isGreaterThan(quantity('1Gi'))
 func Quantity() celgo.EnvOption {
 	q := QuantityType
+	type Q = resource.Quantity
 	toQ := func(s string) ref.Val {
-		r, err := parseQuantity(s)
+		v, err := resource.ParseQuantity(s)
 		if err != nil {
 			return types.NewErr("%v", err)
 		}
-		return quantityVal(r)
+		return quantityVal(v)
 	}
-	add := func(a, b *big.Rat) ref.Val { return quantityVal(new(big.Rat).Add(a, b)) }
-	sub := func(a, b *big.Rat) ref.Val { return quantityVal(new(big.Rat).Sub(a, b)) }
-	addInt := func(a *big.Rat, b int64) ref.Val { return quantityVal(new(big.Rat).Add(a, new(big.Rat).SetInt64(b))) }
-	subInt := func(a *big.Rat, b int64) ref.Val { return quantityVal(new(big.Rat).Sub(a, new(big.Rat).SetInt64(b))) }
+	arith := func(a Q, b Q, sub bool) ref.Val {
+		out := a.DeepCopy()
+		if sub {
+			out.Sub(b)
+		} else {
+			out.Add(b)
+		}
+		return quantityVal(out)
+	}
 	return celgo.Lib(&library{opts: []celgo.EnvOption{
 		celgo.Function("quantity", global("string_to_quantity", ts(str), q, unary(toQ))),
 		celgo.Function("isQuantity", global("is_quantity_string", ts(str), boo, unary(func(s string) ref.Val {
-			_, err := parseQuantity(s)
+			_, err := resource.ParseQuantity(s)
 			return types.Bool(err == nil)
 		}))),
 		// sign is a global function, sign(q), as in Kubernetes.
-		celgo.Function("sign", global("quantity_sign", ts(q), intT, unary(func(a *big.Rat) ref.Val { return types.Int(a.Sign()) }))),
-		celgo.Function("isInteger", member("quantity_is_integer", ts(q), boo, unary(func(a *big.Rat) ref.Val {
-			return types.Bool(a.IsInt() && a.Num().IsInt64())
+		celgo.Function("sign", global("quantity_sign", ts(q), intT, unary(func(a Q) ref.Val { return types.Int(a.Sign()) }))),
+		celgo.Function("isInteger", member("quantity_is_integer", ts(q), boo, unary(func(a Q) ref.Val {
+			_, ok := a.AsInt64()
+			return types.Bool(ok)
 		}))),
-		celgo.Function("asInteger", member("quantity_get_integer", ts(q), intT, unary(func(a *big.Rat) ref.Val {
-			if !a.IsInt() || !a.Num().IsInt64() {
+		celgo.Function("asInteger", member("quantity_get_integer", ts(q), intT, unary(func(a Q) ref.Val {
+			i, ok := a.AsInt64()
+			if !ok {
 				return types.NewErr("cannot convert value to integer")
 			}
-			return types.Int(a.Num().Int64())
+			return types.Int(i)
 		}))),
-		celgo.Function("asApproximateFloat", member("quantity_get_float", ts(q), dbl, unary(func(a *big.Rat) ref.Val {
-			f, _ := a.Float64()
-			return types.Double(f)
+		celgo.Function("asApproximateFloat", member("quantity_get_float", ts(q), dbl, unary(func(a Q) ref.Val {
+			return types.Double(a.AsApproximateFloat64())
 		}))),
-		celgo.Function("add", member("quantity_add", ts(q, q), q, binary(add)), member("quantity_add_int", ts(q, intT), q, binary(addInt))),
-		celgo.Function("sub", member("quantity_sub", ts(q, q), q, binary(sub)), member("quantity_sub_int", ts(q, intT), q, binary(subInt))),
-		celgo.Function("compareTo", member("quantity_compare_to", ts(q, q), intT, binary(func(a, b *big.Rat) ref.Val { return types.Int(a.Cmp(b)) }))),
-		celgo.Function("isLessThan", member("quantity_less", ts(q, q), boo, binary(func(a, b *big.Rat) ref.Val { return types.Bool(a.Cmp(b) < 0) }))),
-		celgo.Function("isGreaterThan", member("quantity_greater", ts(q, q), boo, binary(func(a, b *big.Rat) ref.Val { return types.Bool(a.Cmp(b) > 0) }))),
+		celgo.Function("add",
+			member("quantity_add", ts(q, q), q, binary(func(a, b Q) ref.Val { return arith(a, b, false) })),
+			member("quantity_add_int", ts(q, intT), q, binary(func(a Q, b int64) ref.Val { return arith(a, *resource.NewQuantity(b, resource.DecimalSI), false) }))),
+		celgo.Function("sub",
+			member("quantity_sub", ts(q, q), q, binary(func(a, b Q) ref.Val { return arith(a, b, true) })),
+			member("quantity_sub_int", ts(q, intT), q, binary(func(a Q, b int64) ref.Val { return arith(a, *resource.NewQuantity(b, resource.DecimalSI), true) }))),
+		celgo.Function("compareTo", member("quantity_compare_to", ts(q, q), intT, binary(func(a, b Q) ref.Val { return types.Int(a.Cmp(b)) }))),
+		celgo.Function("isLessThan", member("quantity_less", ts(q, q), boo, binary(func(a, b Q) ref.Val { return types.Bool(a.Cmp(b) < 0) }))),
+		celgo.Function("isGreaterThan", member("quantity_greater", ts(q, q), boo, binary(func(a, b Q) ref.Val { return types.Bool(a.Cmp(b) > 0) }))),
 	}})
 }
 
@@ -428,24 +396,14 @@ func parseSemver(s string) (semver, error) {
 	return v, nil
 }
 
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func (a semver) compare(b semver) int {
-	if c := cmpU(a.major, b.major); c != 0 {
+	if c := cmp.Compare(a.major, b.major); c != 0 {
 		return c
 	}
-	if c := cmpU(a.minor, b.minor); c != 0 {
+	if c := cmp.Compare(a.minor, b.minor); c != 0 {
 		return c
 	}
-	if c := cmpU(a.patch, b.patch); c != 0 {
+	if c := cmp.Compare(a.patch, b.patch); c != 0 {
 		return c
 	}
 	switch {
@@ -461,7 +419,7 @@ func (a semver) compare(b semver) int {
 		y, ey := strconv.ParseUint(b.pre[i], 10, 64)
 		switch {
 		case ex == nil && ey == nil:
-			if c := cmpU(x, y); c != 0 {
+			if c := cmp.Compare(x, y); c != 0 {
 				return c
 			}
 		case ex == nil:
@@ -474,7 +432,7 @@ func (a semver) compare(b semver) int {
 			}
 		}
 	}
-	return cmpU(uint64(len(a.pre)), uint64(len(b.pre)))
+	return cmp.Compare(uint64(len(a.pre)), uint64(len(b.pre)))
 }
 
 // Semver is the Kubernetes semver library: semver(s), isSemver(s), and on
