@@ -147,6 +147,27 @@ type CustomResourceSubresourceScale struct {
 	LabelSelectorPath  *string `json:"labelSelectorPath,omitempty" protobuf:"bytes,3,opt,name=labelSelectorPath"`
 }
 
+// ConversionReview is the apiextensions/v1 ConversionReview type of the Kubernetes API.
+type ConversionReview struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *ConversionRequest  `json:"request,omitempty" protobuf:"bytes,1,opt,name=request"`
+	Response        *ConversionResponse `json:"response,omitempty" protobuf:"bytes,2,opt,name=response"`
+}
+
+// ConversionRequest is the apiextensions/v1 ConversionRequest type of the Kubernetes API.
+type ConversionRequest struct {
+	UID               metav1.UID            `json:"uid" protobuf:"bytes,1,name=uid"`
+	DesiredAPIVersion string                `json:"desiredAPIVersion" protobuf:"bytes,2,name=desiredAPIVersion"`
+	Objects           []metav1.RawExtension `json:"objects" listType:"atomic" protobuf:"bytes,3,rep,name=objects"`
+}
+
+// ConversionResponse is the apiextensions/v1 ConversionResponse type of the Kubernetes API.
+type ConversionResponse struct {
+	UID              metav1.UID            `json:"uid" protobuf:"bytes,1,name=uid"`
+	ConvertedObjects []metav1.RawExtension `json:"convertedObjects" listType:"atomic" protobuf:"bytes,2,rep,name=convertedObjects"`
+	Result           metav1.Status         `json:"result" protobuf:"bytes,3,name=result"`
+}
+
 // FieldValueErrorReason is the apiextensions/v1 FieldValueErrorReason type of the Kubernetes API.
 type FieldValueErrorReason string
 

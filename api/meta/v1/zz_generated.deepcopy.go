@@ -242,6 +242,21 @@ func (m *GroupVersionKind) DeepCopy() *GroupVersionKind {
 }
 
 // DeepCopyInto copies m into out; they share no memory afterwards.
+func (m *GroupVersionResource) DeepCopyInto(out *GroupVersionResource) {
+	*out = *m
+}
+
+// DeepCopy returns a copy of m that shares no memory with it.
+func (m *GroupVersionResource) DeepCopy() *GroupVersionResource {
+	if m == nil {
+		return nil
+	}
+	out := new(GroupVersionResource)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies m into out; they share no memory afterwards.
 func (m *LabelSelector) DeepCopyInto(out *LabelSelector) {
 	*out = *m
 	if m.MatchLabels != nil {

@@ -171,6 +171,17 @@ func (m *GroupVersionKind) Size() (n int) {
 }
 
 // Size returns the protobuf encoded size of m.
+func (m *GroupVersionResource) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	n += 1 + pb.SizeBytes(len(m.Group))
+	n += 1 + pb.SizeBytes(len(m.Version))
+	n += 1 + pb.SizeBytes(len(m.Resource))
+	return n
+}
+
+// Size returns the protobuf encoded size of m.
 func (m *LabelSelector) Size() (n int) {
 	if m == nil {
 		return 0
@@ -762,6 +773,30 @@ func (m *GroupVersionKind) MarshalTo(b []byte) (int, error) {
 func (m *GroupVersionKind) MarshalToSizedBuffer(b []byte) (int, error) {
 	i := len(b)
 	i = pb.PutString(b, i, 3, string(m.Kind))
+	i = pb.PutString(b, i, 2, string(m.Version))
+	i = pb.PutString(b, i, 1, string(m.Group))
+	return len(b) - i, nil
+}
+
+// Marshal encodes m as protobuf.
+func (m *GroupVersionResource) Marshal() ([]byte, error) {
+	b := make([]byte, m.Size())
+	n, err := m.MarshalToSizedBuffer(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(b)-n:], nil
+}
+
+// MarshalTo encodes m into the front of b, which must hold m.Size() bytes.
+func (m *GroupVersionResource) MarshalTo(b []byte) (int, error) {
+	return m.MarshalToSizedBuffer(b[:m.Size()])
+}
+
+// MarshalToSizedBuffer encodes m at the end of b and returns its length.
+func (m *GroupVersionResource) MarshalToSizedBuffer(b []byte) (int, error) {
+	i := len(b)
+	i = pb.PutString(b, i, 3, string(m.Resource))
 	i = pb.PutString(b, i, 2, string(m.Version))
 	i = pb.PutString(b, i, 1, string(m.Group))
 	return len(b) - i, nil
@@ -1694,6 +1729,30 @@ func (m *GroupVersionKind) UnmarshalFrom(d *pb.Decoder) error {
 			m.Version = d.String()
 		case 3:
 			m.Kind = d.String()
+		default:
+			d.Skip()
+		}
+	}
+	return d.Err()
+}
+
+// Unmarshal decodes protobuf bytes into m, which should be zero.
+func (m *GroupVersionResource) Unmarshal(b []byte) error {
+	return m.UnmarshalFrom(pb.NewDecoder(b, "GroupVersionResource"))
+}
+
+// UnmarshalFrom decodes the message d reads into m, which should be zero.
+// Nested messages are decoded with d's state (string table, options).
+func (m *GroupVersionResource) UnmarshalFrom(d *pb.Decoder) error {
+	d.SetName("GroupVersionResource")
+	for d.Next() {
+		switch d.Field() {
+		case 1:
+			m.Group = d.String()
+		case 2:
+			m.Version = d.String()
+		case 3:
+			m.Resource = d.String()
 		default:
 			d.Skip()
 		}

@@ -259,6 +259,13 @@ type WatchEvent struct {
 	Object RawExtension `json:"object" protobuf:"bytes,2,opt,name=object"`
 }
 
+// GroupVersionResource is the meta.k8s.io/v1 GroupVersionResource type of the Kubernetes API.
+type GroupVersionResource struct {
+	Group    string `json:"group" protobuf:"bytes,1,opt,name=group"`
+	Version  string `json:"version" protobuf:"bytes,2,opt,name=version"`
+	Resource string `json:"resource" protobuf:"bytes,3,opt,name=resource"`
+}
+
 // GroupVersionKind is the meta.k8s.io/v1 GroupVersionKind type of the Kubernetes API.
 type GroupVersionKind struct {
 	Group   string `json:"group" protobuf:"bytes,1,opt,name=group"`

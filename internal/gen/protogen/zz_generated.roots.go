@@ -5,6 +5,7 @@
 package main
 
 import (
+	admissionv1 "github.com/kapi-dev/kapi/api/admission/v1"
 	admissionregistrationv1 "github.com/kapi-dev/kapi/api/admissionregistration/v1"
 	apiregistrationv1 "github.com/kapi-dev/kapi/api/apiregistration/v1"
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
@@ -32,6 +33,7 @@ import (
 // schemaAliases are the import aliases of the packages schemagen writes.
 var schemaAliases = map[string]string{
 	"github.com/kapi-dev/kapi/api/admissionregistration/v1": "admissionregistrationv1",
+	"github.com/kapi-dev/kapi/api/admission/v1":             "admissionv1",
 	"github.com/kapi-dev/kapi/api/apidiscovery/v2":          "apidiscoveryv2",
 	"github.com/kapi-dev/kapi/api/apidiscovery/v2beta1":     "apidiscoveryv2beta1",
 	"github.com/kapi-dev/kapi/api/apiextensions/v1":         "apiextensionsv1",
@@ -98,6 +100,9 @@ var schemaRoots = []any{
 	admissionregistrationv1.WebhookClientConfig{},
 	admissionregistrationv1.ServiceReference{},
 	admissionregistrationv1.MatchCondition{},
+	admissionv1.AdmissionReview{},
+	admissionv1.AdmissionRequest{},
+	admissionv1.AdmissionResponse{},
 	apiregistrationv1.APIServiceList{},
 	apiregistrationv1.ServiceReference{},
 	apiregistrationv1.APIServiceSpec{},

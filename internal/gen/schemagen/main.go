@@ -126,6 +126,7 @@ var pkgs = []*pkgSpec{
 		module: "k8s.io/api", dir: "coordination/v1", k8sPath: "k8s.io/api/coordination/v1", out: "api/coordination/v1", name: "v1", alias: "coordinationv1",
 		roots: []string{"Lease", "LeaseList"}, all: true,
 	},
+	k8sAPI("admission/v1", "api/admission/v1", "admissionv1"),
 	k8sAPI("admissionregistration/v1", "api/admissionregistration/v1", "admissionregistrationv1"),
 	k8sAPI("authentication/v1", "api/authentication/v1", "authenticationv1"),
 	k8sAPI("authorization/v1", "api/authorization/v1", "authorizationv1"),
@@ -164,7 +165,7 @@ var pkgs = []*pkgSpec{
 		module: "k8s.io/apiextensions-apiserver", dir: "pkg/apis/apiextensions/v1", k8sPath: "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
 		out: "api/apiextensions/v1", name: "v1", alias: "apiextensionsv1",
 		files: []string{"types.go", "types_jsonschema.go"},
-		roots: []string{"CustomResourceDefinition", "CustomResourceDefinitionList"},
+		roots: []string{"CustomResourceDefinition", "CustomResourceDefinitionList", "ConversionReview"},
 		skip:  set("JSON", "JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray"),
 	},
 }
