@@ -44,6 +44,8 @@ type lazyLW[T any, R scopable[T, R]] struct {
 	res      R
 	kind     client.GroupVersionKind // once resolved by a lookup
 	resolved bool                    // res has its namespace
+	// namespaced is the resource's scope, once resolved by a lookup.
+	namespaced bool
 	failed   error                   // if set, what every call fails with
 }
 
@@ -66,9 +68,20 @@ func (d *lazyLW[T, R]) resource(ctx context.Context) (R, error) {
 	if m.Namespaced {
 		d.res = d.res.Namespace(d.ns)
 	}
-	d.kind = m.Kind
+	d.kind, d.namespaced = m.Kind, m.Namespaced
 	d.resolved = true
 	return d.res, nil
+}
+
+// scopeNamespace returns the namespace the client lists in: "" for a
+// cluster-scoped resource, once resolved.
+func (d *lazyLW[T, R]) scopeNamespace() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.resolved && !d.namespaced {
+		return ""
+	}
+	return d.ns
 }
 
 // ListEach lists with the client.

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -137,10 +138,15 @@ type Factory struct {
 
 	mu           sync.Mutex
 	informers    map[informerKey]runnable
-	order        []informerKey // in the order they were asked for
+	scopes       map[informerKey]cacheScope // what each informer caches
+	trackers     map[informerKey]any        // *rywTracker of cached clients
+	order        []informerKey              // in the order they were asked for
 	started      map[informerKey]bool
 	shuttingDown bool
-	wg           sync.WaitGroup
+	// runCtx is the context of the last Start, under which a cached client
+	// starts an informer asked for since (nil before Start).
+	runCtx context.Context
+	wg     sync.WaitGroup
 }
 
 // runnable is what the factory needs of an informer of any type.
@@ -183,7 +189,7 @@ func (s scope) String() string {
 // for one type.
 func NewFactory(c *client.Client, cfg FactoryConfig) *Factory {
 	f := &Factory{c: c, cfg: cfg, byType: map[reflect.Type]ObjectConfig{},
-		informers: map[informerKey]runnable{}, started: map[informerKey]bool{}}
+		informers: map[informerKey]runnable{}, scopes: map[informerKey]cacheScope{}, trackers: map[informerKey]any{}, started: map[informerKey]bool{}}
 	for _, o := range cfg.ByObject {
 		t := o.objectType()
 		if _, dup := f.byType[t]; dup {
@@ -228,7 +234,7 @@ func For[T any, PT client.ObjectPtr[T]](f *Factory) Informer[T] {
 		Resource:     tc.Kind().GroupVersionResource().GroupResource(),
 		ResyncPeriod: f.cfg.ResyncPeriod,
 	})
-	f.addLocked(key, inf)
+	f.addLocked(key, inf, sc, nil)
 	return inf
 }
 
@@ -253,7 +259,7 @@ func (f *Factory) ForResource(gvr client.GroupVersionResource) Informer[unstruct
 		Resource:     gvr.GroupResource(),
 		ResyncPeriod: f.cfg.ResyncPeriod,
 	})
-	f.addLocked(key, inf)
+	f.addLocked(key, inf, sc, lw)
 	return inf
 }
 
@@ -283,8 +289,11 @@ func (f *Factory) scope(ov scope) scope {
 
 func (o Object[T]) scope() scope { return scope{o.Namespace, o.LabelSelector, o.FieldSelector} }
 
-func (f *Factory) addLocked(key informerKey, inf runnable) {
+// addLocked adds the informer inf of key, which caches the objects of
+// scope sc (whose namespace lw, if not nil, resolves).
+func (f *Factory) addLocked(key informerKey, inf runnable, sc scope, lw namespaceResolver) {
 	f.informers[key] = inf
+	f.scopes[key] = newCacheScope(sc, lw)
 	f.order = append(f.order, key)
 }
 
@@ -329,20 +338,57 @@ func reflectorConfig[T any](cfg FactoryConfig, sc scope, name, resource string, 
 // Start runs, each in a goroutine of its own, every informer asked for so
 // far and not yet started, until ctx is done. It does not block; call it
 // again to start informers asked for later. After Shutdown it does nothing.
+//
+// A cached client ([Cached]) reading a type whose informer was asked for
+// after Start starts that informer itself, under the ctx of the last Start.
 func (f *Factory) Start(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.shuttingDown {
 		return
 	}
+	f.runCtx = ctx
 	for _, k := range f.order {
-		if f.started[k] {
-			continue
+		if !f.started[k] {
+			f.startLocked(k, ctx)
 		}
-		f.started[k] = true
-		inf := f.informers[k]
-		f.wg.Go(func() { _ = inf.Run(ctx) })
 	}
+}
+
+// startLocked runs the informer of k until ctx is done; f.mu is held.
+func (f *Factory) startLocked(k informerKey, ctx context.Context) {
+	f.started[k] = true
+	inf := f.informers[k]
+	f.wg.Go(func() { _ = inf.Run(ctx) })
+}
+
+// ErrFactoryNotStarted is the error of a cached client's read before its
+// factory was started (or after it stopped): there is no context to run
+// the informer under, so the cache would never fill.
+var ErrFactoryNotStarted = errors.New("informer: the factory is not running (call Start first)")
+
+// ensureRunning starts the informer of k under the context of the last
+// Start if it is not running yet. It fails with ErrFactoryNotStarted
+// before Start, after Shutdown, and once that context is done.
+func (f *Factory) ensureRunning(k informerKey) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.shuttingDown || f.runCtx == nil:
+		return ErrFactoryNotStarted
+	case f.runCtx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrFactoryNotStarted, f.runCtx.Err())
+	case !f.started[k]:
+		f.startLocked(k, f.runCtx)
+	}
+	return nil
+}
+
+// scopeOf returns what the informer of k caches.
+func (f *Factory) scopeOf(k informerKey) cacheScope {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.scopes[k]
 }
 
 // WaitForCacheSync waits until every informer started so far has synced

@@ -75,7 +75,7 @@ func (f *Factory) metadataInformer(key informerKey, k *client.Kind, failed error
 		} else {
 			sc.namespace = "" // a cluster-scoped collection
 		}
-		lw.kind, lw.resolved = k.GroupVersionKind(), true
+		lw.kind, lw.resolved, lw.namespaced = k.GroupVersionKind(), true, k.Namespaced
 	}
 	what := "metadata " + resourceName(key.gvr)
 	if failed != nil {
@@ -96,7 +96,7 @@ func (f *Factory) metadataInformer(key informerKey, k *client.Kind, failed error
 		Resource:     key.gvr.GroupResource(),
 		ResyncPeriod: f.cfg.ResyncPeriod,
 	})
-	f.addLocked(key, inf)
+	f.addLocked(key, inf, sc, lw)
 	return inf
 }
 

@@ -28,6 +28,10 @@ const DefaultGracefulShutdownTimeout = 30 * time.Second
 type Config struct {
 	// Factory configures the manager's informer factory (Manager.Factory).
 	Factory informer.FactoryConfig
+	// Client configures the cached clients [Client] returns (default:
+	// deep copies, and a Get waits up to 10s for the cache to see the
+	// client's own writes; see informer.ClientConfig).
+	Client informer.ClientConfig
 
 	// LeaderElection, if set, makes the runnables that need leader
 	// election (see [LeaderElectionRunnable]) run only while this replica
@@ -193,6 +197,22 @@ func New(c *client.Client, cfg Config) (*Manager, error) {
 // controllers made on it before Start are started and waited for by
 // Start.
 func (m *Manager) Factory() *informer.Factory { return m.factory }
+
+// Client returns a client of objects of type T that reads from the
+// manager's caches and writes to the server (informer.Cached on the
+// manager's factory, configured by Config.Client): controller-runtime's
+// manager.GetClient(), per type. A reconciler takes it as the
+// client.Resource[T] it would take from client.For:
+//
+//	cms := manager.Client[corev1.ConfigMap](m)
+//	cm, err := cms.Namespace(req.Namespace).Get(ctx, req.Name, metav1.GetOptions{})
+//
+// Asked for before Start, its informer is started and synced by Start
+// with the others (so /readyz waits for it); asked for after, by its first
+// read. Its cache is scoped by Config.Factory (ByObject for T).
+func Client[T any, PT client.ObjectPtr[T]](m *Manager) client.Resource[T] {
+	return informer.Cached[T, PT](m.factory, m.cfg.Client)
+}
 
 // Add adds a runnable, to be run by Start. It returns ErrStarted once
 // Start has been called: add every runnable before.
