@@ -24,6 +24,15 @@
 // Every zero value of Config is a default: no leader election, no HTTP
 // server, a factory caching every namespace, a 30s graceful shutdown.
 //
+// # Reading from the caches
+//
+// [Client] returns a client.Resource[T] that reads from the manager's
+// factory and writes to the server (informer.Cached, configured by
+// Config.Client), as controller-runtime's manager.GetClient(): asked for
+// before Start, its cache is synced by Start before the runnables run.
+//
+//	cms := manager.Client[corev1.ConfigMap](m)
+//
 // # Runnables
 //
 // A [Runnable] is anything with Start(ctx) error; [Controller] adapts a
