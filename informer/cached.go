@@ -82,7 +82,7 @@ type OutOfScopeError struct {
 }
 
 func (e *OutOfScopeError) Error() string {
-	what := "a list"
+	var what string
 	switch {
 	case e.Name != "" && e.Namespace != "":
 		what = e.Namespace + "/" + e.Name
