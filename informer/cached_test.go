@@ -3,6 +3,7 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/informer"
+	"github.com/kapi-dev/kapi/selector"
 	"github.com/kapi-dev/kapi/workqueue/clocktest"
 )
 
@@ -249,6 +251,39 @@ func TestCachedList(t *testing.T) {
 			t.Errorf("list resourceVersion = %q, want the cache's %q", l.ResourceVersion, rv)
 		}
 	})
+	t.Run("sorted as the server lists", func(t *testing.T) {
+		// Created in reverse order, across namespaces: the cache's own
+		// order is a map's.
+		for i := 30; i > 0; i-- {
+			if _, err := client.For[corev1.ConfigMap](x.fake.Client()).Create(x.ctx, cm([]string{"web", "db"}[i%2], fmt.Sprintf("s%02d", i), map[string]string{"sort": "me"}), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := metav1.ListOptions{LabelSelector: "sort=me"}
+		waitFor(t, "the cache to hold the ConfigMaps", func() bool {
+			l, err := informer.For[corev1.ConfigMap](x.f).Lister().List(selector.MustParseLabels("sort=me"))
+			return err == nil && len(l) == 30
+		})
+		server, err := client.For[corev1.ConfigMap](x.fake.Client()).Namespace("").List(x.ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := cms.Namespace("").List(x.ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := func(c corev1.ConfigMap) string { return c.Namespace + "/" + c.Name }
+		got, want := make([]string, len(l.Items)), make([]string, len(server.Items))
+		for i := range l.Items {
+			got[i] = key(l.Items[i])
+		}
+		for i := range server.Items {
+			want[i] = key(server.Items[i])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("cached List = %v, the server's %v", got, want)
+		}
+	})
 	t.Run("field without an index", func(t *testing.T) {
 		_, err := pods.Namespace("web").List(x.ctx, metav1.ListOptions{FieldSelector: "status.phase=Running"})
 		if !errors.Is(err, informer.ErrFieldNotIndexed) || !strings.Contains(err.Error(), `"field:status.phase"`) {
@@ -472,11 +507,18 @@ func TestCachedReadYourWrites(t *testing.T) {
 				done <- result{obj, err}
 			}()
 			// The Get waits for the cache (its timeout armed) ...
-			waitFor(t, "the Get to wait", func() bool { return clock.Timers() == 1 })
-			select {
-			case r := <-done:
-				t.Fatalf("Get returned %v, %v while the cache lagged", r.obj.Data, r.err)
-			default:
+			var early *result
+			waitFor(t, "the Get to wait", func() bool {
+				select {
+				case r := <-done:
+					early = &r
+					return true
+				default:
+					return clock.Timers() == 1
+				}
+			})
+			if early != nil {
+				t.Fatalf("Get returned %+v while the cache lagged", *early)
 			}
 			// ... and returns the written version once the cache has it.
 			g.open()
