@@ -137,14 +137,17 @@ func AddFieldIndex[T any](inf Informer[T], field string, fn cache.IndexFunc[*T])
 func Cached[T any, PT client.ObjectPtr[T]](f *Factory, cfg ClientConfig) client.Resource[T] {
 	res := client.For[T, PT](f.c)
 	k := res.Kind()
+	if k.Kind == "" {
+		// Every verb fails with the client's NotRegisteredError; no
+		// informer is made that could never sync.
+		r := &cachedReader[T, PT]{err: &client.NotRegisteredError{Type: reflect.TypeFor[T]()}}
+		return (&cachedResource[T, PT]{cachedReader: r, res: res}).inNamespace(f.c.Namespace())
+	}
 	r := newCachedReader[T, PT](f, informerKey{typ: reflect.TypeFor[T]()}, For[T, PT](f), cfg)
 	r.gr = k.GroupVersionResource().GroupResource()
 	r.scopeKnown, r.namespaced = true, k.Namespaced
 	r.listTypeMeta = func(context.Context) metav1.TypeMeta {
 		return metav1.TypeMeta{Kind: k.ListKind, APIVersion: k.APIVersion()}
-	}
-	if k.Kind == "" {
-		r.err = &client.NotRegisteredError{Type: reflect.TypeFor[T]()}
 	}
 	return (&cachedResource[T, PT]{cachedReader: r, res: res}).inNamespace(f.c.Namespace())
 }
@@ -170,15 +173,14 @@ func (f *Factory) CachedResource(gvr client.GroupVersionResource, cfg ClientConf
 // metadata client returns them. It starts in the client's default
 // namespace when the kind is namespaced.
 func CachedMetadata[T any, PT client.ObjectPtr[T]](f *Factory, cfg ClientConfig) client.MetadataResource {
-	inf := ForMetadata[T, PT](f)
 	k, ok := client.KindFor[T](f.c.Scheme())
 	if !ok {
-		r := newCachedReader[metav1.PartialObjectMetadata](f, informerKey{typ: reflect.TypeFor[T](), metadata: true}, inf, cfg)
-		r.err = &client.NotRegisteredError{Type: reflect.TypeFor[T]()}
+		// As Cached: every read fails, and no informer is made.
+		r := &cachedReader[metav1.PartialObjectMetadata, *metav1.PartialObjectMetadata]{err: &client.NotRegisteredError{Type: reflect.TypeFor[T]()}}
 		return cachedMetadata{cachedReader: r, res: client.Metadata(f.c).Resource(client.GroupVersionResource{})}
 	}
 	gvr := k.GroupVersionResource()
-	r := newCachedReader[metav1.PartialObjectMetadata](f, metadataKey(gvr), inf, cfg)
+	r := newCachedReader[metav1.PartialObjectMetadata](f, metadataKey(gvr), ForMetadata[T, PT](f), cfg)
 	r.gr = gvr.GroupResource()
 	r.scopeKnown, r.namespaced = true, k.Namespaced
 	r.listTypeMeta = func(context.Context) metav1.TypeMeta { return partialListTypeMeta }

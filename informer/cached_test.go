@@ -398,6 +398,26 @@ func TestCachedStartsInformer(t *testing.T) {
 	}
 }
 
+func TestCachedUnregisteredType(t *testing.T) {
+	x := newCachedFixture(t, informer.FactoryConfig{})
+	res := informer.Cached[unregistered](x.f, informer.ClientConfig{})
+	md := informer.CachedMetadata[unregistered](x.f, informer.ClientConfig{})
+	x.start(t) // no informer was made that could never sync
+	var nr *client.NotRegisteredError
+	if _, err := res.Namespace("web").Get(x.ctx, "a", metav1.GetOptions{}); !errors.As(err, &nr) {
+		t.Errorf("Get = %v, want a NotRegisteredError", err)
+	}
+	if _, err := res.List(x.ctx, metav1.ListOptions{}); !errors.As(err, &nr) {
+		t.Errorf("List = %v, want a NotRegisteredError", err)
+	}
+	if _, err := md.List(x.ctx, metav1.ListOptions{}); !errors.As(err, &nr) {
+		t.Errorf("metadata List = %v, want a NotRegisteredError", err)
+	}
+	if _, err := res.Create(x.ctx, &unregistered{}, metav1.CreateOptions{}); !errors.As(err, &nr) {
+		t.Errorf("Create = %v, want a NotRegisteredError", err)
+	}
+}
+
 func TestCachedWritesAndWatchGoToServer(t *testing.T) {
 	x := newCachedFixture(t, informer.FactoryConfig{}, cm("web", "a", nil))
 	cms := informer.Cached[corev1.ConfigMap](x.f, informer.ClientConfig{ReadYourWritesTimeout: -1}).Namespace("web")
