@@ -11,6 +11,7 @@ import (
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
+	"github.com/kapi-dev/kapi/apply"
 	"github.com/kapi-dev/kapi/cache"
 	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/codec"
@@ -122,9 +123,9 @@ func AddFieldIndex[T any](inf Informer[T], field string, fn cache.IndexFunc[*T])
 // Cached returns a client.Resource for objects of type T that reads from
 // the factory's shared informer for T and writes to the server: Get, List
 // and ListEach are answered from the cache ([For]); Watch, every write
-// (Create, Update, UpdateStatus, Patch, Apply, ApplyStatus, Delete,
-// DeleteCollection) and the subresources go to the server through
-// client.For[T](f.Client()), unchanged. It is controller-runtime's default
+// (Create, Update, UpdateStatus, Patch, Apply, ApplyStatus, ApplyConfig,
+// ApplyConfigStatus, Delete, DeleteCollection) and the subresources go to
+// the server through client.For[T](f.Client()), unchanged. It is controller-runtime's default
 // client, and a drop-in for client.For[T]: a reconciler written against
 // client.Resource[T] takes either. See "Cached clients" in the package
 // documentation for what a read from the cache guarantees.
@@ -622,6 +623,16 @@ func (c *cachedResource[T, PT]) Apply(ctx context.Context, obj *T, opts metav1.A
 
 func (c *cachedResource[T, PT]) ApplyStatus(ctx context.Context, obj *T, opts metav1.ApplyOptions) (*T, error) {
 	out, err := c.res.ApplyStatus(ctx, obj, opts)
+	return c.wrote(out, err, opts.DryRun)
+}
+
+func (c *cachedResource[T, PT]) ApplyConfig(ctx context.Context, cfg apply.Config[T], opts metav1.ApplyOptions) (*T, error) {
+	out, err := c.res.ApplyConfig(ctx, cfg, opts)
+	return c.wrote(out, err, opts.DryRun)
+}
+
+func (c *cachedResource[T, PT]) ApplyConfigStatus(ctx context.Context, cfg apply.Config[T], opts metav1.ApplyOptions) (*T, error) {
+	out, err := c.res.ApplyConfigStatus(ctx, cfg, opts)
 	return c.wrote(out, err, opts.DryRun)
 }
 

@@ -13,6 +13,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
+	"github.com/kapi-dev/kapi/apply"
 	"github.com/kapi-dev/kapi/client"
 	"github.com/kapi-dev/kapi/fake"
 	"github.com/kapi-dev/kapi/informer"
@@ -502,6 +503,10 @@ func TestCachedReadYourWrites(t *testing.T) {
 		}},
 		{"apply", func(ctx context.Context, cms client.Resource[corev1.ConfigMap], _ *corev1.ConfigMap) error {
 			_, err := cms.Apply(ctx, cm("web", "a", nil, "held"), metav1.ApplyOptions{FieldManager: "test", Force: true})
+			return err
+		}},
+		{"apply configuration", func(ctx context.Context, cms client.Resource[corev1.ConfigMap], _ *corev1.ConfigMap) error {
+			_, err := cms.ApplyConfig(ctx, apply.Of(cm("web", "a", nil, "held")), metav1.ApplyOptions{FieldManager: "test", Force: true})
 			return err
 		}},
 	} {

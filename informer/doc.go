@@ -242,8 +242,9 @@
 // from a list's resourceVersion, bookmarks, 410 Gone): a cache keeps no
 // history to replay, and a controller that wants the cache's changes adds
 // an event handler to the informer instead. Every write (Create, Update,
-// UpdateStatus, Patch, Apply, ApplyStatus, Delete, DeleteCollection) and
-// the subresources go to the server unchanged.
+// UpdateStatus, Patch, Apply, ApplyStatus, ApplyConfig, ApplyConfigStatus,
+// Delete, DeleteCollection) and the subresources go to the server
+// unchanged.
 //
 // # Reading your own writes
 //

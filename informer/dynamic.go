@@ -44,9 +44,9 @@ type lazyLW[T any, R scopable[T, R]] struct {
 	res      R
 	kind     client.GroupVersionKind // once resolved by a lookup
 	resolved bool                    // res has its namespace
+	failed   error                   // if set, what every call fails with
 	// namespaced is the resource's scope, once resolved by a lookup.
 	namespaced bool
-	failed   error                   // if set, what every call fails with
 }
 
 // resource returns the client to use, resolving the resource's scope and
