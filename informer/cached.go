@@ -163,7 +163,7 @@ func (f *Factory) CachedResource(gvr client.GroupVersionResource, cfg ClientConf
 	r := newCachedReader[unstructured.Unstructured](f, key, f.ForResource(gvr), cfg)
 	r.gr = gvr.GroupResource()
 	r.listTypeMeta = f.listTypeMeta(gvr)
-	return &cachedResource[unstructured.Unstructured, *unstructured.Unstructured]{cachedReader: r, res: client.Dynamic(f.c).Resource(gvr)}
+	return (&cachedResource[unstructured.Unstructured, *unstructured.Unstructured]{cachedReader: r, res: client.Dynamic(f.c).Resource(gvr)}).inNamespace("")
 }
 
 // CachedMetadata returns a metadata-only cached client of the resource of
@@ -198,7 +198,7 @@ func (f *Factory) CachedMetadataResource(gvr client.GroupVersionResource, cfg Cl
 	r.gr = gvr.GroupResource()
 	r.listTypeMeta = func(context.Context) metav1.TypeMeta { return partialListTypeMeta }
 	r.typeMeta = &partialTypeMeta
-	return cachedMetadata{cachedReader: r, res: client.Metadata(f.c).Resource(gvr)}
+	return cachedMetadata{cachedReader: r, res: client.Metadata(f.c).Resource(gvr)}.inNamespace("")
 }
 
 // The kind and apiVersion of what the metadata client returns.
@@ -244,7 +244,7 @@ type cachedReader[T any, PT client.ObjectPtr[T]] struct {
 	// typeMeta, if set, is the kind and apiVersion of returned objects
 	// (the metadata client's, where the cache holds the resource's).
 	typeMeta *metav1.TypeMeta
-	copyInto func(dst, src *T)
+	copyInto func(dst, src *T) error
 }
 
 func newCachedReader[T any, PT client.ObjectPtr[T]](f *Factory, key informerKey, inf Informer[T], cfg ClientConfig) *cachedReader[T, PT] {
@@ -264,21 +264,24 @@ func newCachedReader[T any, PT client.ObjectPtr[T]](f *Factory, key informerKey,
 // deepCopier returns a function that deep-copies a T: its generated
 // DeepCopyInto (kapi's kinds, Unstructured, PartialObjectMetadata), or a
 // JSON round trip for a type without one.
-func deepCopier[T any]() func(dst, src *T) {
+func deepCopier[T any]() func(dst, src *T) error {
 	if _, ok := any(new(T)).(interface{ DeepCopyInto(*T) }); ok {
-		return func(dst, src *T) { any(src).(interface{ DeepCopyInto(*T) }).DeepCopyInto(dst) }
+		return func(dst, src *T) error {
+			any(src).(interface{ DeepCopyInto(*T) }).DeepCopyInto(dst)
+			return nil
+		}
 	}
-	return func(dst, src *T) {
-		var zero T
-		*dst = zero
+	return func(dst, src *T) error {
 		b, err := kjson.Marshal(src)
 		if err == nil {
+			var zero T
+			*dst = zero
 			err = kjson.Unmarshal(b, dst)
 		}
 		if err != nil {
-			// An object the client decoded from JSON encodes back to JSON.
-			panic(fmt.Sprintf("informer: copying %T through JSON: %v", src, err))
+			return fmt.Errorf("informer: copying a cached %T through JSON: %w", src, err)
 		}
+		return nil
 	}
 }
 
@@ -338,17 +341,19 @@ func (r *cachedReader[T, PT]) checkNamespace(ns, name string) error {
 // out returns an object of the cache to the caller: a deep copy, or the
 // object itself with UnsafeDisableDeepCopy, with the kind and apiVersion
 // the direct client would give it.
-func (r *cachedReader[T, PT]) out(obj *T) *T {
+func (r *cachedReader[T, PT]) out(obj *T) (*T, error) {
 	if !r.cfg.UnsafeDisableDeepCopy {
 		cp := new(T)
-		r.copyInto(cp, obj)
+		if err := r.copyInto(cp, obj); err != nil {
+			return nil, err
+		}
 		obj = cp
 	} else if r.typeMeta != nil {
 		cp := *obj // a new TypeMeta, the rest shared
 		obj = &cp
 	}
 	r.fixTypeMeta(obj)
-	return obj
+	return obj, nil
 }
 
 func (r *cachedReader[T, PT]) fixTypeMeta(obj *T) {
@@ -384,7 +389,7 @@ func (r *cachedReader[T, PT]) Get(ctx context.Context, name string, opts metav1.
 		}
 	}
 	if obj, err := r.inf.Lister().Get(ns, name); err == nil {
-		return r.out(obj), nil
+		return r.out(obj)
 	}
 	if !r.scope.selective() {
 		return nil, client.NewStatusError(metav1.NewNotFound(r.gr, name))
@@ -410,8 +415,8 @@ func (r *cachedReader[T, PT]) List(ctx context.Context, opts metav1.ListOptions)
 	for i, obj := range objs {
 		if r.cfg.UnsafeDisableDeepCopy {
 			list.Items[i] = *obj
-		} else {
-			r.copyInto(&list.Items[i], obj)
+		} else if err := r.copyInto(&list.Items[i], obj); err != nil {
+			return nil, err
 		}
 		r.fixTypeMeta(&list.Items[i])
 	}
@@ -425,7 +430,11 @@ func (r *cachedReader[T, PT]) ListEach(ctx context.Context, opts metav1.ListOpti
 		return metav1.ListMeta{}, err
 	}
 	for _, obj := range objs {
-		if err := fn(r.out(obj)); err != nil {
+		cp, err := r.out(obj)
+		if err == nil {
+			err = fn(cp)
+		}
+		if err != nil {
 			return metav1.ListMeta{}, err
 		}
 	}

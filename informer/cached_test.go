@@ -582,8 +582,11 @@ func TestCachedReadYourWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := cms.Get(x.ctx, "a", metav1.GetOptions{})
-		if err != nil || got.Data["v"] != "1" {
-			t.Errorf("Get without read-your-writes = %v, %v; want the cached version at once", got.Data, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Data["v"] != "1" {
+			t.Errorf("Get without read-your-writes = %v; want the cached version at once", got.Data)
 		}
 	})
 
@@ -596,8 +599,12 @@ func TestCachedReadYourWrites(t *testing.T) {
 		if _, err := direct.Patch(x.ctx, "a", client.MergePatchType, []byte(`{"data":{"v":"held"}}`), metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := cms.Get(x.ctx, "a", metav1.GetOptions{}); err != nil || got.Data["v"] != "1" {
-			t.Errorf("Get after another client's write = %v, %v; want the cached version at once", got.Data, err)
+		got, err := cms.Get(x.ctx, "a", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Data["v"] != "1" {
+			t.Errorf("Get after another client's write = %v; want the cached version at once", got.Data)
 		}
 	})
 }
@@ -689,7 +696,24 @@ func TestCachedResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err = cms.Get(x.ctx, "a", metav1.GetOptions{})
-	if v, _, _ := unstructured.NestedString(got.Object, "data", "v"); err != nil || v != "2" {
-		t.Errorf("Get after Update = %v, %v", got.Object, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedString(got.Object, "data", "v"); v != "2" {
+		t.Errorf("Get after Update = %v", got.Object)
+	}
+	// A cluster-scoped resource needs no namespace; Watch goes to the
+	// server.
+	nss := x.f.CachedResource(client.GroupVersionResource{Version: "v1", Resource: "namespaces"}, informer.ClientConfig{})
+	if ns, err := nss.Get(x.ctx, "web", metav1.GetOptions{}); err != nil || ns.GetName() != "web" {
+		t.Errorf("Get of Namespace web = %v, %v", ns, err)
+	}
+	w, err := nss.Watch(x.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+	if _, err := x.f.CachedMetadataResource(client.GroupVersionResource{Version: "v1", Resource: "namespaces"}, informer.ClientConfig{}).Get(x.ctx, "web", metav1.GetOptions{}); err != nil {
+		t.Errorf("metadata Get of Namespace web: %v", err)
 	}
 }
