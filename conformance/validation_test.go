@@ -426,6 +426,25 @@ func TestValidationGeneration(t *testing.T) {
 		t.Cleanup(func() { e.removeFinalizers(t, ns, "c") })
 		gen(t, expect(t, e.del(t, cmPath(ns, "c"), nil), http.StatusOK), 6)
 	})
+	t.Run("endpointslice", func(t *testing.T) {
+		// Anything but metadata moves it, and so do its labels.
+		t.Parallel()
+		ns := e.namespace(t)
+		slices := "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices"
+		gen(t, expect(t, e.post(t, slices, obj{"metadata": obj{"name": "s"}, "addressType": "IPv4", "endpoints": []any{}}), http.StatusCreated), 1)
+		for _, step := range []struct {
+			patch string
+			want  int64
+		}{
+			{`{"metadata":{"annotations":{"a":"b"}}}`, 1},
+			{`{"metadata":{"labels":{"a":"b"}}}`, 2},
+			{`{"endpoints":[{"addresses":["10.1.1.1"]}]}`, 3},
+			{`{"ports":[{"port":80}]}`, 4},
+			{`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Service","name":"s","uid":"0c1f5e1c-0000-4000-8000-000000000001"}]}}`, 4},
+		} {
+			gen(t, expect(t, e.patch(t, slices+"/s", mergePatch, step.patch), http.StatusOK), step.want)
+		}
+	})
 	for _, status := range []bool{true, false} {
 		t.Run(fmt.Sprintf("custom-status-%v", status), func(t *testing.T) {
 			t.Parallel()

@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"maps"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"strconv"
 
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
@@ -176,9 +178,19 @@ func coreKinds(opts Options, svc services) []*Resource {
 		kind[corev1.Endpoints]("", "v1", "endpoints", Resource{
 			Default: defaultEndpoints, PrepareForCreate: defaultEndpoints, Validate: validateEndpoints, PrepareForUpdate: func(o, _ Object) { defaultEndpoints(o) },
 			Meta: builtinMeta(NameIsDNSSubdomain), Warning: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
-		kind[discoveryv1.EndpointSlice]("discovery.k8s.io", "v1", "endpointslices", Resource{Generation: true, Default: defaultEndpointSlice, PrepareForCreate: defaultEndpointSlice,
+		kind[discoveryv1.EndpointSlice]("discovery.k8s.io", "v1", "endpointslices", Resource{Generation: true, SameSpec: sameEndpointSlice, Default: defaultEndpointSlice, PrepareForCreate: defaultEndpointSlice,
 			PrepareForUpdate: func(o, _ Object) { defaultEndpointSlice(o) }, Meta: builtinMeta(NameIsDNSSubdomain), Validate: validateEndpointSlice}),
 	}
+}
+
+// sameEndpointSlice tells whether an update keeps an EndpointSlice's
+// generation: kube-apiserver bumps it on a change of anything but metadata,
+// and of its labels (an empty list is the same as none).
+func sameEndpointSlice(a, b Object) bool {
+	x, y := a.(*discoveryv1.EndpointSlice), b.(*discoveryv1.EndpointSlice)
+	return x.AddressType == y.AddressType && maps.Equal(x.Labels, y.Labels) &&
+		(len(x.Endpoints) == 0 && len(y.Endpoints) == 0 || reflect.DeepEqual(x.Endpoints, y.Endpoints)) &&
+		(len(x.Ports) == 0 && len(y.Ports) == 0 || reflect.DeepEqual(x.Ports, y.Ports))
 }
 
 func prepareNamespace(o Object) {
