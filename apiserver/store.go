@@ -324,6 +324,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 	if st := rs.admitAndValidate(ctx, o, nil, obj); st != nil {
 		return nil, asError(st)
 	}
+	rs.res.StoredForm(obj)
 	if o.DryRun {
 		// A dry run stores nothing but fails as the write would on a name
 		// that is taken.
@@ -425,6 +426,7 @@ func (rs resourceStore) Update(ctx context.Context, namespace, name string, want
 			rs.release(next)
 			return nil, asError(st)
 		}
+		rs.res.StoredForm(next)
 		return next, nil
 	}
 	out, created, err = rs.update(ctx, namespace, name, allowCreate, nil, o, try)
@@ -595,6 +597,9 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 	if st := rs.validate(o, next, cur); st != nil {
 		return nil, st
 	}
+	// What is stored, and compared with cur to tell a no-op, is what the
+	// storage keeps (a built-in object's empty lists and maps are gone).
+	rs.res.StoredForm(next)
 	same := sameObject(next, cur)
 	if o.Subresource == "" && !same {
 		if st := rs.s.admitValidating(ctx, res, next, cur, o); st != nil {

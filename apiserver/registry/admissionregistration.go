@@ -21,6 +21,9 @@ func admissionKinds(Options, services) []*Resource {
 	const group = "admissionregistration.k8s.io"
 	return []*Resource{
 		kind[admissionv1.ValidatingWebhookConfiguration](group, "v1", "validatingwebhookconfigurations", Resource{Generation: true,
+			// reflect.DeepEqual, as kube-apiserver's strategy, not
+			// semantic equality: a body's `rules: []` is a change from the
+			// stored webhook without rules.
 			SameSpec: func(a, b Object) bool {
 				return reflect.DeepEqual(a.(*admissionv1.ValidatingWebhookConfiguration).Webhooks, b.(*admissionv1.ValidatingWebhookConfiguration).Webhooks)
 			},

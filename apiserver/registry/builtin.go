@@ -4,7 +4,6 @@ import (
 	"maps"
 	"net/http"
 	"net/netip"
-	"reflect"
 	"strconv"
 
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
@@ -189,8 +188,7 @@ func coreKinds(opts Options, svc services) []*Resource {
 func sameEndpointSlice(a, b Object) bool {
 	x, y := a.(*discoveryv1.EndpointSlice), b.(*discoveryv1.EndpointSlice)
 	return x.AddressType == y.AddressType && maps.Equal(x.Labels, y.Labels) &&
-		(len(x.Endpoints) == 0 && len(y.Endpoints) == 0 || reflect.DeepEqual(x.Endpoints, y.Endpoints)) &&
-		(len(x.Ports) == 0 && len(y.Ports) == 0 || reflect.DeepEqual(x.Ports, y.Ports))
+		SemanticEqual(x.Endpoints, y.Endpoints) && SemanticEqual(x.Ports, y.Ports)
 }
 
 func prepareNamespace(o Object) {

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"maps"
-	"reflect"
 	"strconv"
 	"time"
 
@@ -83,7 +82,7 @@ func coreMoreKinds(_ Options, _ services) []*Resource {
 				defaultPodTemplate(pt)
 				// A pod template has no spec: its generation follows its
 				// template, as kube-apiserver's strategy bumps it.
-				if !reflect.DeepEqual(pt.Template, prev.Template) {
+				if !SemanticEqual(pt.Template, prev.Template) {
 					pt.Generation = prev.Generation + 1
 				}
 			},

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"net/netip"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,6 +39,13 @@ func networkingKinds(Options, services) []*Resource {
 			Meta: builtinMeta(NameIsDNSSubdomain), Default: defaultIngressClass, PrepareForCreate: defaultIngressClass,
 			PrepareForUpdate: func(o, _ Object) { defaultIngressClass(o) }, Validate: validateIngressClass, Printer: ingressClassPrinter}),
 		kind[networkingv1.NetworkPolicy](networkingGroup, "v1", "networkpolicies", Resource{Generation: true,
+			// kube-apiserver compares NetworkPolicy specs (as webhook
+			// configurations) with reflect.DeepEqual, not semantically: a
+			// body's `ingress: []` is a change from the stored spec without
+			// ingress.
+			SameSpec: func(a, b Object) bool {
+				return reflect.DeepEqual(a.(*networkingv1.NetworkPolicy).Spec, b.(*networkingv1.NetworkPolicy).Spec)
+			},
 			Meta: builtinMeta(NameIsDNSSubdomain), Default: defaultNetworkPolicy, PrepareForCreate: defaultNetworkPolicy,
 			PrepareForUpdate: func(o, _ Object) { defaultNetworkPolicy(o) }, Validate: validateNetworkPolicy, Printer: networkPolicyPrinter}),
 		kind[networkingv1.IPAddress](networkingGroup, "v1", "ipaddresses", Resource{

@@ -583,9 +583,9 @@ func field(obj Object, name string) reflect.Value {
 	return v.Elem().FieldByName(name)
 }
 
-// SpecEqual reports whether a and b have equal spec fields (for custom
-// resources, everything but apiVersion, kind, metadata and status; true when the kind
-// has no spec).
+// SpecEqual reports whether a and b have equal spec fields, by
+// SemanticEqual (for custom resources, everything but apiVersion, kind,
+// metadata and status; true when the kind has no spec).
 func SpecEqual(a, b Object) bool {
 	if ua, ok := a.(*unstructured.Unstructured); ok {
 		if ub, ok := b.(*unstructured.Unstructured); ok {
@@ -596,7 +596,7 @@ func SpecEqual(a, b Object) bool {
 	if !fa.IsValid() || !fb.IsValid() {
 		return true
 	}
-	return reflect.DeepEqual(fa.Interface(), fb.Interface())
+	return SemanticEqual(fa.Interface(), fb.Interface())
 }
 
 // GenerationChanged reports whether an update from old to next bumps the

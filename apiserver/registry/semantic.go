@@ -1,0 +1,194 @@
+package registry
+
+import (
+	"reflect"
+)
+
+// SemanticEqual reports whether a and b are equal as kube-apiserver's
+// strategies compare objects (its "semantic" equality): as
+// reflect.DeepEqual, except that a nil and an empty slice or map are equal
+// (a body's `tolerations: []` is no change from a stored object without
+// tolerations), and values of a type with an Equal method taking its own
+// type (times, quantities) are compared with it.
+func SemanticEqual(a, b any) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	return semanticEqual(va, vb)
+}
+
+func semanticEqual(a, b reflect.Value) bool {
+	if eq, ok := equalMethod(a, b); ok {
+		return eq
+	}
+	switch a.Kind() {
+	case reflect.Slice:
+		if a.Len() != b.Len() {
+			return false
+		}
+		if a.Len() == 0 || a.Pointer() == b.Pointer() {
+			return true
+		}
+		for i := range a.Len() {
+			if !semanticEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range a.Len() {
+			if !semanticEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return false
+		}
+		if a.Len() == 0 || a.Pointer() == b.Pointer() {
+			return true
+		}
+		it := a.MapRange()
+		for it.Next() {
+			bv := b.MapIndex(it.Key())
+			if !bv.IsValid() || !semanticEqual(it.Value(), bv) {
+				return false
+			}
+		}
+		return true
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return a.Pointer() == b.Pointer() || semanticEqual(a.Elem(), b.Elem())
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		if a.Elem().Type() != b.Elem().Type() {
+			return false
+		}
+		return semanticEqual(a.Elem(), b.Elem())
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !semanticEqual(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return a.IsNil() && b.IsNil() || a.Pointer() == b.Pointer()
+	}
+	return a.Equal(b)
+}
+
+// equalMethod compares a and b with their type's Equal(T) bool method, if
+// it has one and the values can be handed to it.
+func equalMethod(a, b reflect.Value) (equal, ok bool) {
+	if !a.CanInterface() || !b.CanInterface() || a.Kind() == reflect.Interface {
+		return false, false
+	}
+	m, found := a.Type().MethodByName("Equal")
+	if !found || m.Type.NumIn() != 2 || m.Type.In(1) != a.Type() || m.Type.NumOut() != 1 || m.Type.Out(0).Kind() != reflect.Bool {
+		return false, false
+	}
+	if a.Kind() == reflect.Pointer && (a.IsNil() || b.IsNil()) {
+		return a.IsNil() == b.IsNil(), true
+	}
+	return m.Func.Call([]reflect.Value{a, b})[0].Bool(), true
+}
+
+// StoredForm makes obj, a built-in object about to be stored, what
+// kube-apiserver's storage gives back for it: built-in kinds are stored as
+// protobuf, which cannot tell an empty list or map from an absent one, so
+// every empty slice and map (but byte strings) becomes nil — a body's
+// `tolerations: []`, `nodeSelector: {}` or ConfigMap `data: {}` is read
+// back without them, and a list without `omitempty` as null. Custom
+// resources are stored as JSON and keep them: StoredForm leaves them, and
+// kinds not served as protobuf, alone.
+func (r *Resource) StoredForm(obj Object) {
+	if r.Custom || !r.Protobuf || obj == nil {
+		return
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	clearEmpty(v.Elem())
+}
+
+// clearEmpty sets every empty slice and map reachable from v (addressable)
+// to nil, byte slices excepted.
+func clearEmpty(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		if v.Len() == 0 {
+			if !v.IsNil() && v.CanSet() {
+				v.SetZero()
+			}
+			return
+		}
+		if !holdsContainers(v.Type().Elem()) {
+			return
+		}
+		for i := range v.Len() {
+			clearEmpty(v.Index(i))
+		}
+	case reflect.Map:
+		if v.Len() == 0 {
+			if !v.IsNil() && v.CanSet() {
+				v.SetZero()
+			}
+			return
+		}
+		et := v.Type().Elem()
+		if !holdsContainers(et) {
+			return
+		}
+		it := v.MapRange()
+		for it.Next() {
+			e := reflect.New(et).Elem()
+			e.Set(it.Value())
+			if (et.Kind() == reflect.Slice || et.Kind() == reflect.Map) && e.Len() == 0 {
+				// The entry stays (protobuf writes it), its value is read
+				// back as nil.
+				if !e.IsNil() {
+					v.SetMapIndex(it.Key(), reflect.Zero(et))
+				}
+				continue
+			}
+			clearEmpty(e)
+			v.SetMapIndex(it.Key(), e)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			clearEmpty(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				clearEmpty(f)
+			}
+		}
+	}
+}
+
+// holdsContainers reports whether a value of type t may reach a slice or a
+// map (the walk skips those that cannot).
+func holdsContainers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Slice:
+		return t.Elem().Kind() != reflect.Uint8
+	case reflect.Map, reflect.Pointer, reflect.Struct:
+		return true
+	}
+	return false
+}
