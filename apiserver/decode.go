@@ -84,6 +84,9 @@ func (h *handler) decodeJSON(data []byte, patched bool, onErr func(error) *metav
 	obj := h.res.New()
 	unknown, err := kjson.UnmarshalKnown(data, obj)
 	if err != nil {
+		if !h.res.Custom {
+			err = kubeDecodeError(obj, data, err)
+		}
 		return nil, onErr(err)
 	}
 	var tm metav1.TypeMeta

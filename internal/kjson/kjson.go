@@ -76,3 +76,11 @@ func UnmarshalKnown(b []byte, v any) (maybeUnknown bool, err error) {
 	err = json.Unmarshal(b, v, Options)
 	return err == nil, err
 }
+
+// UnmarshalDetailed decodes b into v as Unmarshal does, but reports a
+// failure as a *json.SemanticError that locates it exactly (its
+// JSONPointer), instead of encoding/json's error. It is for wording an
+// error Unmarshal reported, not for decoding.
+func UnmarshalDetailed(b []byte, v any) error {
+	return json.Unmarshal(b, v, Options, jsonv1.ReportErrorsWithLegacySemantics(false))
+}
