@@ -25,7 +25,17 @@ func storageKinds(Options, services) []*Resource {
 	return []*Resource{
 		kind[storagev1.CSIDriver]("storage.k8s.io", "v1", "csidrivers", Resource{
 			Meta: MetaRules{Name: nameIsCSIDriverName}, Default: defaultCSIDriver,
-			PrepareForCreate: defaultCSIDriver, PrepareForUpdate: func(o, _ Object) { defaultCSIDriver(o) },
+			PrepareForCreate: defaultCSIDriver,
+			PrepareForUpdate: func(o, old Object) {
+				d, prev := o.(*storagev1.CSIDriver), old.(*storagev1.CSIDriver)
+				defaultCSIDriver(d)
+				// kube-apiserver's strategy sets no generation at create (the
+				// client's stays, usually none) but bumps it on every change
+				// of the spec: the first makes it 1.
+				if !SemanticEqual(d.Spec, prev.Spec) {
+					d.Generation = prev.Generation + 1
+				}
+			},
 			Validate: validateCSIDriver, Warnings: CSIDriverWarnings, Printer: csiDriverPrinter}),
 		kind[storagev1.CSINode]("storage.k8s.io", "v1", "csinodes", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
