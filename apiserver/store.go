@@ -806,7 +806,14 @@ func (s *Server) updateOrFinish(ctx context.Context, res *registry.Resource, key
 		if !errors.As(err, &done) {
 			return out, err
 		}
-		removed, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &done.rv}, nil)
+		remove := s.store.Delete
+		if res.Group == crdGroup && res.Resource == crdResourceName && s.crds != nil {
+			// An update that empties a terminating CRD's finalizers
+			// removes it, as any object's; crdStore's Delete would mark
+			// it Terminating again (its watch unregisters the removed CRD).
+			remove = s.crds.inner.Delete
+		}
+		removed, err := remove(ctx, key, &storage.Preconditions{ResourceVersion: &done.rv}, nil)
 		switch {
 		case err == nil:
 			s.released(res, removed)

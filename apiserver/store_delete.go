@@ -148,6 +148,14 @@ func (s *Server) planDeletion(res *registry.Resource, cur storage.Object, opts *
 		}
 	}
 
+	if res.Group == crdGroup && res.Resource == crdResourceName && cur.GetDeletionTimestamp() == nil {
+		// The first delete of a CustomResourceDefinition is its storage's
+		// (crdStore marks it Terminating), whatever its finalizers and the
+		// propagation policy: kube-apiserver's CRD storage sets
+		// deletionTimestamp and its cleanup finalizer itself, without the
+		// generation bump of an object marked deleting.
+		return deletePlan{remove: true}
+	}
 	fins := cur.GetFinalizers()
 	newFins := fins
 	if defaultGCPolicy(res) != gcUnsupported {
