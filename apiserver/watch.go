@@ -171,15 +171,23 @@ func (h *handler) watch() {
 	}
 }
 
-// bookmarkObject is an object of the watched kind carrying only the bookmark's
-// resourceVersion, and the initial-events-end annotation when it ends the
+// bookmarkObject is an empty object of the watched kind (as the resource's
+// Bookmark fills it) carrying the bookmark's resourceVersion, and the initial-events-end annotation when it ends the
 // initial events: of a streaming list, and (as kube-apiserver v1.37 does) of
 // a watch from resourceVersion "" or "0", which starts with the current state.
 func (h *handler) bookmarkObject(ev storage.Event) metav1.Object {
 	obj := h.res.New()
+	if h.res.Bookmark != nil {
+		h.res.Bookmark(obj)
+	}
 	obj.SetResourceVersion(strconv.FormatUint(ev.Revision, 10))
 	if ev.InitialEventsEnd {
-		obj.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[metav1.InitialEventsAnnotationKey] = "true"
+		obj.SetAnnotations(a)
 	}
 	return obj
 }

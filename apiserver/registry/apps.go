@@ -34,6 +34,7 @@ func appsKinds(Options, services) []*Resource {
 				ResetStatus(o)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultStatefulSet(o) },
+			Bookmark:         func(o Object) { o.(*appsv1.StatefulSet).Spec.Replicas = new(int32) },
 			Printer:          statefulSetPrinter}),
 		kind[appsv1.DaemonSet]("apps", "v1", "daemonsets", Resource{Generation: true,
 			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
@@ -47,7 +48,8 @@ func appsKinds(Options, services) []*Resource {
 				defaultDaemonSet(o)
 				prepareDaemonSetUpdate(o.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
 			},
-			Printer: daemonSetPrinter}),
+			Bookmark: func(o Object) { setObjectAnnotation(o, daemonSetTemplateGeneration, "0") },
+			Printer:  daemonSetPrinter}),
 		kind[appsv1.ReplicaSet]("apps", "v1", "replicasets", Resource{Generation: true,
 			Meta: MetaRules{Kube: true, UpdateOnly: true}, StatusMetadata: statusMetadata(false, false),
 			Default: defaultReplicaSet, Validate: validateReplicaSet,
@@ -56,6 +58,7 @@ func appsKinds(Options, services) []*Resource {
 				ResetStatus(o)
 			},
 			PrepareForUpdate: func(o, _ Object) { defaultReplicaSet(o) },
+			Bookmark:         func(o Object) { o.(*appsv1.ReplicaSet).Spec.Replicas = new(int32) },
 			Printer:          replicaSetPrinter}),
 		kind[appsv1.ControllerRevision]("apps", "v1", "controllerrevisions", Resource{
 			Meta: MetaRules{Kube: true, UpdateOnly: true}, Validate: validateControllerRevision,

@@ -170,7 +170,8 @@ func coreKinds(opts Options, svc services) []*Resource {
 				defaultDeployment(o)
 				ResetStatus(o)
 			},
-			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) }}),
+			PrepareForUpdate: func(o, _ Object) { defaultDeployment(o) },
+			Bookmark:         func(o Object) { o.(*appsv1.Deployment).Spec.Replicas = new(int32) }}),
 		kind[coordinationv1.Lease]("coordination.k8s.io", "v1", "leases", Resource{
 			Meta: MetaRules{UpdateOnly: true}, Validate: validateLease,
 			PrepareForCreate: func(o Object) { dropDisabledLeaseFields(o, nil) }, PrepareForUpdate: dropDisabledLeaseFields}),

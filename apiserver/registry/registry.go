@@ -123,6 +123,12 @@ type Resource struct {
 	GenerationOnAnnotations bool
 	// AllowCreateOnUpdate lets PUT create a missing object.
 	AllowCreateOnUpdate bool
+	// Bookmark, when set, fills the empty object of a BOOKMARK watch
+	// event as kube-apiserver shows it: its bookmarks are empty objects of
+	// the kind's internal version converted to the served one, and the
+	// conversion writes some fields whatever their value (a Deployment's
+	// spec.replicas, a DaemonSet's template generation annotation).
+	Bookmark func(Object)
 	// Protobuf means objects can be served and accepted as protobuf.
 	Protobuf bool
 
