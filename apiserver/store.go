@@ -289,10 +289,15 @@ func (rs resourceStore) List(ctx context.Context, namespace string, lo storage.L
 
 // asDecoded finishes an object a writer sent as kube-apiserver does: it
 // drops kind and apiVersion (stored objects carry none: responses add
-// them, list items go without) and applies the resource's defaults.
+// them, list items go without), the empty lists and maps of a custom
+// resource's metadata (registry.CompactCustomMetadata), and applies the
+// resource's defaults.
 func (rs resourceStore) asDecoded(obj registry.Object) {
 	if k, ok := obj.(interface{ GetObjectKind() *metav1.TypeMeta }); ok {
 		*k.GetObjectKind() = metav1.TypeMeta{}
+	}
+	if rs.res.Custom {
+		registry.CompactCustomMetadata(obj)
 	}
 	if rs.res.Default != nil {
 		rs.res.Default(obj)

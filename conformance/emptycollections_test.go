@@ -174,3 +174,73 @@ func TestEmptyCollections(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyCollectionsCustom checks a custom resource's empty lists and
+// maps: stored as JSON, those of its content are kept (`tags: []` reads
+// back as []), while those of its metadata are dropped as for any object
+// (kube-apiserver reads its metadata as a typed ObjectMeta), managedFields
+// included; the same body again is no change.
+func TestEmptyCollectionsCustom(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	group := "c" + randomSuffix() + ".conformance.kapi.dev"
+	crd := widgetCRD(group)
+	versions, _ := field(crd, "spec", "versions")
+	for _, v := range versions.([]any) {
+		props, _ := field(v.(obj), "schema", "openAPIV3Schema", "properties", "spec", "properties")
+		props.(obj)["tags"] = obj{"type": "array", "items": obj{"type": "string"}}
+		props.(obj)["extra"] = obj{"type": "object", "additionalProperties": obj{"type": "string"}}
+	}
+	name := "widgets." + group
+	expect(t, e.post(t, crdPath, crd), http.StatusCreated)
+	t.Cleanup(func() { e.del(t, crdPath+"/"+name, nil) })
+	e.waitCollection(t, crdPath+q("fieldSelector", "metadata.name="+name), "the CRD to be Established", 30*time.Second,
+		func(objs map[string]obj) bool {
+			for _, o := range objs {
+				return conditionStatus(o, "Established") == "True"
+			}
+			return false
+		})
+	base := "/apis/" + group + "/v1/namespaces/" + ns + "/widgets"
+	body := func() obj {
+		return obj{"apiVersion": group + "/v1", "kind": "Widget",
+			"metadata": obj{"name": "w", "annotations": obj{}, "labels": obj{}, "finalizers": []any{}},
+			"spec":     obj{"size": 1, "tags": []any{}, "extra": obj{}}}
+	}
+	var created *response
+	// A just-established CRD may take a moment to be served everywhere.
+	e.waitCondition(t, "the widget to be created", func() bool {
+		created = e.post(t, base, body())
+		return created.Code != http.StatusNotFound
+	})
+	c := expect(t, created, http.StatusCreated)
+	got := expect(t, e.get(t, base+"/w"), http.StatusOK)
+	for what, o := range map[string]obj{"create": c, "get": got} {
+		for _, k := range []string{"annotations", "labels", "finalizers"} {
+			if has(o, "metadata", k) {
+				t.Errorf("%s: metadata.%s kept: %s", what, k, compact(o["metadata"]))
+			}
+		}
+		if v, _ := field(o, "spec", "tags"); compact(v) != "[]" {
+			t.Errorf("%s: spec.tags %s, want []", what, compact(v))
+		}
+		if v, _ := field(o, "spec", "extra"); compact(v) != "{}" {
+			t.Errorf("%s: spec.extra %s, want {}", what, compact(v))
+		}
+		mf := compact(o["metadata"].(obj)["managedFields"])
+		if strings.Contains(mf, `"f:metadata"`) || !strings.Contains(mf, `"f:tags"`) {
+			t.Errorf("%s: managedFields %s: want spec.tags and no metadata", what, mf)
+		}
+	}
+	again := body()
+	again["metadata"].(obj)["resourceVersion"] = rv(got)
+	if same := expect(t, e.put(t, base+"/w", again), http.StatusOK); rv(same) != rv(got) {
+		t.Errorf("the same body again wrote resourceVersion %s, want %s unchanged", rv(same), rv(got))
+	}
+	patched := expect(t, e.do(t, http.MethodPatch, base+"/w", obj{"metadata": obj{"labels": obj{"b": "y"}}},
+		"Content-Type", "application/merge-patch+json"), http.StatusOK)
+	if g, _ := num(patched, "metadata", "generation"); g != 1 {
+		t.Errorf("generation %d after a labels-only patch, want 1", g)
+	}
+}

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"reflect"
+
+	"github.com/kapi-dev/kapi/api/unstructured"
 )
 
 // SemanticEqual reports whether a and b are equal as kube-apiserver's
@@ -191,4 +193,35 @@ func holdsContainers(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// CompactCustomMetadata drops the empty lists and maps of a custom
+// resource's metadata (annotations, labels, finalizers, ownerReferences,
+// managedFields), as kube-apiserver's decoding of custom resources does: it
+// reads their metadata as a typed ObjectMeta and writes it back, so a body's
+// `annotations: {}` is neither stored nor recorded in managedFields. The
+// rest of the object keeps its empty lists and maps (custom resources are
+// stored as JSON). Objects other than *unstructured.Unstructured are left
+// alone.
+func CompactCustomMetadata(obj Object) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	md, ok := u.Object["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range []string{"annotations", "labels", "finalizers", "ownerReferences", "managedFields"} {
+		switch v := md[k].(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				delete(md, k)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(md, k)
+			}
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/resource"
+	"github.com/kapi-dev/kapi/api/unstructured"
 )
 
 func TestSemanticEqual(t *testing.T) {
@@ -83,4 +84,15 @@ func assertJSON(t *testing.T, o any, want string) {
 	if string(b) != want {
 		t.Errorf("stored form\n%s\nwant\n%s", b, want)
 	}
+}
+
+func TestCompactCustomMetadata(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "w", "annotations": map[string]any{}, "labels": map[string]any{"a": "b"},
+			"finalizers": []any{}, "ownerReferences": []any{}, "managedFields": []any{}},
+		"spec": map[string]any{"tags": []any{}, "extra": map[string]any{}},
+	}}
+	CompactCustomMetadata(u)
+	assertJSON(t, u.Object, `{"metadata":{"labels":{"a":"b"},"name":"w"},"spec":{"extra":{},"tags":[]}}`)
+	CompactCustomMetadata(&corev1.Pod{}) // not a custom resource: nothing to do
 }
