@@ -392,9 +392,13 @@ func (c *crdController) sync(ctx context.Context, name string) {
 	}
 	terminating := crd.DeletionTimestamp != nil
 	if terminating {
-		setCRDCondition(next, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, "InstanceDeletionInProgress", "CustomResource deletion is in progress", now)
-		if !slices.Contains(next.Finalizers, crdCleanupFinalizer) {
-			next.Finalizers = append(next.Finalizers, crdCleanupFinalizer)
+		// Not marked yet (a DELETE marks both): once the cleanup has
+		// dropped its finalizer, it is not added again.
+		if crdCondition(next, apiextensionsv1.Terminating) == nil {
+			setCRDCondition(next, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, crdDeletionPending, crdDeletionPendingMessage, now)
+			if !slices.Contains(next.Finalizers, crdCleanupFinalizer) {
+				next.Finalizers = append(next.Finalizers, crdCleanupFinalizer)
+			}
 		}
 	}
 	if next.Status.AcceptedNames.Plural != "" {
@@ -550,6 +554,29 @@ func (c *crdController) unregisterLocked(name string) {
 	c.s.localAPIServicesChanged() // apiservices.go
 }
 
+// The Terminating condition of a CRD being deleted goes, as kube-apiserver
+// writes it, from pending (marked at the DELETE) to in progress (the
+// cleanup started) to completed (status False, written with the removal of
+// the cleanup finalizer when other finalizers keep the CRD).
+const (
+	crdDeletionPending           = "InstanceDeletionPending"
+	crdDeletionPendingMessage    = "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+	crdDeletionInProgress        = "InstanceDeletionInProgress"
+	crdDeletionInProgressMessage = "CustomResource deletion is in progress"
+	crdDeletionCompleted         = "InstanceDeletionCompleted"
+	crdDeletionCompletedMessage  = "removed all instances"
+)
+
+// crdCondition is the CRD's condition of type typ, or nil.
+func crdCondition(crd *apiextensionsv1.CustomResourceDefinition, typ apiextensionsv1.CustomResourceDefinitionConditionType) *apiextensionsv1.CustomResourceDefinitionCondition {
+	for i := range crd.Status.Conditions {
+		if crd.Status.Conditions[i].Type == typ {
+			return &crd.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
 func setCRDCondition(crd *apiextensionsv1.CustomResourceDefinition, typ apiextensionsv1.CustomResourceDefinitionConditionType,
 	status apiextensionsv1.ConditionStatus, reason, message string, now metav1.Time) {
 	for i := range crd.Status.Conditions {
@@ -635,6 +662,26 @@ func (c *crdController) cleanup(ctx context.Context, name string) (done bool, pr
 		return false, "", err
 	}
 	crd := o.(*apiextensionsv1.CustomResourceDefinition)
+	if cond := crdCondition(crd, apiextensionsv1.Terminating); cond != nil && cond.Reason == crdDeletionPending {
+		// The cleanup starts: the condition says so before any object goes.
+		o, err = c.inner.GuaranteedUpdate(ctx, crdPrefix+name, false, &storage.Preconditions{UID: &crd.UID},
+			func(cur storage.Object) (storage.Object, error) {
+				next := cur.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
+				if cond := crdCondition(next, apiextensionsv1.Terminating); cond == nil || cond.Reason != crdDeletionPending {
+					return cur, nil
+				}
+				setCRDCondition(next, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, crdDeletionInProgress,
+					crdDeletionInProgressMessage, metav1.NewTime(c.s.cfg.Now().UTC().Truncate(time.Second)))
+				return next, nil
+			})
+		if errors.Is(err, storage.ErrNotFound) {
+			return true, "", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		crd = o.(*apiextensionsv1.CustomResourceDefinition)
+	}
 	plural := crd.Status.AcceptedNames.Plural
 	if plural == "" {
 		plural = crd.Spec.Names.Plural
@@ -670,30 +717,58 @@ func (c *crdController) cleanup(ctx context.Context, name string) (done bool, pr
 	c.mu.Lock()
 	c.unregisterLocked(name)
 	c.mu.Unlock()
-	uid := crd.UID
-	out, err := c.inner.GuaranteedUpdate(ctx, crdPrefix+name, false, &storage.Preconditions{UID: &uid},
-		func(cur storage.Object) (storage.Object, error) {
-			if !slices.Contains(cur.GetFinalizers(), crdCleanupFinalizer) {
-				return cur, nil
+	return true, prefix, c.finishCleanup(ctx, name, crd.UID)
+}
+
+// errOnlyCleanupFinalizer and errOtherFinalizers steer finishCleanup
+// between its two writes when the CRD's finalizers change under it.
+var (
+	errOnlyCleanupFinalizer = errors.New("only the cleanup finalizer is left")
+	errOtherFinalizers      = errors.New("other finalizers hold the CRD")
+)
+
+// finishCleanup ends a CRD's cleanup as kube-apiserver does: with other
+// finalizers left, one write removes the cleanup finalizer and sets the
+// Terminating condition completed (False, "removed all instances");
+// without, the CRD is deleted as it is stored, so that a watcher sees
+// DELETED with the in-progress condition and no intermediate MODIFIED.
+func (c *crdController) finishCleanup(ctx context.Context, name string, uid metav1.UID) error {
+	key := crdPrefix + name
+	for range 10 {
+		_, err := c.inner.Delete(ctx, key, &storage.Preconditions{UID: &uid}, func(cur storage.Object) error {
+			if slices.ContainsFunc(cur.GetFinalizers(), func(f string) bool { return f != crdCleanupFinalizer }) {
+				return errOtherFinalizers
 			}
-			next := cur.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
-			next.Finalizers = slices.DeleteFunc(next.Finalizers, func(f string) bool { return f == crdCleanupFinalizer })
-			return next, nil
+			return nil
 		})
-	if errors.Is(err, storage.ErrNotFound) {
-		return true, prefix, nil
-	}
-	if err != nil {
-		return false, prefix, err
-	}
-	if len(out.GetFinalizers()) == 0 {
-		rv := out.GetResourceVersion()
-		if _, err := c.inner.Delete(ctx, crdPrefix+name, &storage.Preconditions{ResourceVersion: &rv}, nil); err != nil &&
-			!errors.Is(err, storage.ErrNotFound) {
-			return false, prefix, err
+		if err == nil || errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if !errors.Is(err, errOtherFinalizers) {
+			return err
+		}
+		_, err = c.inner.GuaranteedUpdate(ctx, key, false, &storage.Preconditions{UID: &uid},
+			func(cur storage.Object) (storage.Object, error) {
+				if !slices.Contains(cur.GetFinalizers(), crdCleanupFinalizer) {
+					return cur, nil
+				}
+				if !slices.ContainsFunc(cur.GetFinalizers(), func(f string) bool { return f != crdCleanupFinalizer }) {
+					return nil, errOnlyCleanupFinalizer
+				}
+				next := cur.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
+				next.Finalizers = slices.DeleteFunc(next.Finalizers, func(f string) bool { return f == crdCleanupFinalizer })
+				setCRDCondition(next, apiextensionsv1.Terminating, apiextensionsv1.ConditionFalse, crdDeletionCompleted,
+					crdDeletionCompletedMessage, metav1.NewTime(c.s.cfg.Now().UTC().Truncate(time.Second)))
+				return next, nil
+			})
+		if err == nil || errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if !errors.Is(err, errOnlyCleanupFinalizer) {
+			return err
 		}
 	}
-	return true, prefix, nil
+	return fmt.Errorf("apiserver: finishing the cleanup of CRD %s: its finalizers keep changing", name)
 }
 
 // crdStore is the server's store with the CRD hooks: a CRD written is
@@ -742,16 +817,15 @@ func (w *crdStore) Delete(ctx context.Context, key string, pre *storage.Precondi
 			}
 		}
 		next := cur.(*apiextensionsv1.CustomResourceDefinition).DeepCopy()
-		if next.DeletionTimestamp == nil {
-			next.DeletionTimestamp = &now
-			zero := int64(0)
-			next.DeletionGracePeriodSeconds = &zero
+		if next.DeletionTimestamp != nil {
+			return next, nil // marked already: the cleanup owns the condition
 		}
+		// kube-apiserver sets no deletionGracePeriodSeconds on a CRD.
+		next.DeletionTimestamp = &now
 		if !slices.Contains(next.Finalizers, crdCleanupFinalizer) {
 			next.Finalizers = append(next.Finalizers, crdCleanupFinalizer)
 		}
-		setCRDCondition(next, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, "InstanceDeletionInProgress",
-			"CustomResource deletion is in progress", now)
+		setCRDCondition(next, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, crdDeletionPending, crdDeletionPendingMessage, now)
 		return next, nil
 	})
 	if err != nil {

@@ -101,7 +101,12 @@ func (h *handler) patch() {
 		if err != nil {
 			return nil, h.patchStatus(err)
 		}
-		return h.decodePatched(patched)
+		if h.res.Custom {
+			return h.decodePatched(patched)
+		}
+		return h.decodePatchedWith(patched, func(err error) *metav1.Status {
+			return patchInvalid(ctype, body, patched, typ, err)
+		})
 	}
 	h.writeUpdate(mt, want, false, h.dryRun(opts.DryRun))
 }
@@ -109,9 +114,15 @@ func (h *handler) patch() {
 // decodePatched decodes the result of a patch or apply as a new state of the
 // named object.
 func (h *handler) decodePatched(data []byte) (registry.Object, *metav1.Status) {
-	obj, st := h.decodeJSON(data, true, func(err error) *metav1.Status {
+	return h.decodePatchedWith(data, func(err error) *metav1.Status {
 		return metav1.NewInvalid(h.res.InvalidGroupKind(), h.ri.Name, metav1.FieldErrors{metav1.FieldInvalid("patch", truncate(data, 256), err.Error())})
 	})
+}
+
+// decodePatchedWith is decodePatched with invalid, the Status of data that
+// does not decode as the resource's Go type.
+func (h *handler) decodePatchedWith(data []byte, invalid func(error) *metav1.Status) (registry.Object, *metav1.Status) {
+	obj, st := h.decodeJSON(data, true, invalid)
 	if st != nil {
 		return nil, st
 	}
