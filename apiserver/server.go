@@ -194,6 +194,17 @@ type Config struct {
 	// them. cmd/kapi-apiserver sets its listener's, or the host's.
 	AdvertiseAddress netip.Addr
 	AdvertisePort    int
+
+	// WebhookServiceMap is where the admission webhooks configured with a
+	// clientConfig.service are reached, as envtest rewrites them: keys are
+	// "namespace/name" or "namespace/name:port" (the service's port, 443
+	// when the webhook gives none; it wins over the key without one),
+	// values host:port addresses. The TLS server name checked is the
+	// service's, name.namespace.svc, as kube-apiserver checks it. A
+	// webhook whose service is not mapped cannot be called (its
+	// failurePolicy decides). Default none. Webhooks configured with a url
+	// are called at it.
+	WebhookServiceMap map[string]string
 }
 
 // SystemNamespaces are the namespaces kube-apiserver creates at start; New
@@ -242,6 +253,7 @@ type Server struct {
 	tokenKey   tokenKey     // signs service account tokens (token.go)
 	// apiServicesKick asks for a sync of the local APIServices (apiservices.go).
 	apiServicesKick chan struct{}
+	webhooks        *webhooks // the admission webhooks configured (webhook.go)
 }
 
 // New builds a server from cfg.
@@ -309,6 +321,7 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	s.startWebhooks() // stopped by Close (webhook.go)
 	if !cfg.SkipSystemNamespaces {
 		if err := s.createSystemNamespaces(); err != nil {
 			s.Close()

@@ -1,0 +1,589 @@
+package conformance
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "github.com/kapi-dev/kapi/api/admissionregistration/v1"
+	"github.com/kapi-dev/kapi/apiserver"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+)
+
+// The admission webhook cases run a webhook server in the test: HTTPS on
+// 127.0.0.1 with httptest's self-signed certificate, which the webhook
+// configurations trust as their caBundle and call by url. A
+// kube-apiserver on the same machine reaches it as the in-process server
+// does. Every configuration selects only the case's namespace (or a label
+// of its own), so the cases run side by side on a shared cluster.
+
+// webhookServer is an admission webhook of a case. It records the
+// requests it is sent; handle answers them (the uid is filled in). Objects
+// named "probe-..." are refused with "probe": waitWebhooks creates them
+// until the server under test calls the webhook (a cluster's webhook
+// configuration cache is filled asynchronously).
+type webhookServer struct {
+	srv    *httptest.Server
+	handle func(req obj) obj
+	mu     sync.Mutex
+	got    []obj
+}
+
+func startWebhook(t *testing.T, handle func(req obj) obj) *webhookServer {
+	t.Helper()
+	w := &webhookServer{handle: handle}
+	w.srv = httptest.NewUnstartedServer(http.HandlerFunc(w.serve))
+	w.srv.StartTLS()
+	t.Cleanup(w.srv.Close)
+	return w
+}
+
+func (w *webhookServer) serve(rw http.ResponseWriter, r *http.Request) {
+	var review obj
+	d := json.NewDecoder(r.Body)
+	d.UseNumber()
+	if err := d.Decode(&review); err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req, _ := review["request"].(obj)
+	var resp obj
+	if strings.HasPrefix(str(req, "object", "metadata", "name"), "probe-") {
+		resp = obj{"allowed": false, "status": obj{"message": "probe"}}
+	} else {
+		w.mu.Lock()
+		w.got = append(w.got, req)
+		w.mu.Unlock()
+		resp = w.handle(req)
+		if resp == nil { // the handler gave up: the caller has gone
+			return
+		}
+	}
+	resp["uid"] = req["uid"]
+	rw.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(rw).Encode(obj{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
+}
+
+// requests are the (non-probe) requests the webhook was sent.
+func (w *webhookServer) requests() []obj {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]obj(nil), w.got...)
+}
+
+// caBundle is the base64 PEM of the server's certificate.
+func (w *webhookServer) caBundle() string {
+	return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: w.srv.Certificate().Raw}))
+}
+
+// hook is a webhook entry calling w at path, for CREATE and UPDATE of
+// configmaps in namespace ns, failing closed, with no side effects.
+func (w *webhookServer) hook(name, ns, path string) obj {
+	return obj{
+		"name":                    name + ".webhooks.i16.kapi.dev",
+		"clientConfig":            obj{"url": w.srv.URL + path, "caBundle": w.caBundle()},
+		"rules":                   []any{obj{"operations": []any{"CREATE", "UPDATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}},
+		"namespaceSelector":       obj{"matchLabels": obj{"kubernetes.io/metadata.name": ns}},
+		"failurePolicy":           "Fail",
+		"sideEffects":             "None",
+		"admissionReviewVersions": []any{"v1"},
+		"timeoutSeconds":          5,
+	}
+}
+
+// createWebhookConfig creates a Validating- or MutatingWebhookConfiguration
+// (kind "validating" or "mutating") named for the case and deletes it
+// when the case ends.
+func (e *env) createWebhookConfig(t *testing.T, kind string, hooks ...obj) string {
+	t.Helper()
+	path := "/apis/admissionregistration.k8s.io/v1/" + kind + "webhookconfigurations"
+	name := "i16-" + kind + "-" + randomSuffix()
+	list := make([]any, len(hooks))
+	for i, h := range hooks {
+		list[i] = h
+	}
+	expect(t, e.post(t, path, obj{"metadata": obj{"name": name}, "webhooks": list}), http.StatusCreated)
+	t.Cleanup(func() { e.del(t, path+"/"+name, nil) })
+	return name
+}
+
+// waitWebhooks creates probe configmaps (labelled) in ns until the
+// server calls the case's webhooks, which refuse them.
+func (e *env) waitWebhooks(t *testing.T, ns string, labels map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(e.within(30 * time.Second))
+	for {
+		r := e.post(t, cmPath(ns), configMap("probe-"+randomSuffix(), labels, nil))
+		if r.Code != http.StatusCreated && strings.Contains(string(r.Body), "probe") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the webhooks were never called:\n%s", r)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the server under test, not synchronising with the test
+	}
+}
+
+// webhookStatus checks a refusal by a webhook word for word.
+func webhookStatus(t *testing.T, r *response, code int, reason, msg string) {
+	t.Helper()
+	st := checkStatus(t, r, code, reason, msg)
+	if st != nil && str(st, "message") != msg {
+		t.Errorf("message %q, want %q", str(st, "message"), msg)
+	}
+}
+
+func allow(obj) obj { return obj{"allowed": true} }
+
+func TestWebhookAllowedRequest(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, allow)
+	e.createWebhookConfig(t, "validating", w.hook("allow", ns, "/validate"))
+	e.waitWebhooks(t, ns, nil)
+
+	created := expect(t, e.post(t, cmPath(ns), configMap("a", map[string]string{"k": "v"}, map[string]string{"x": "1"})), http.StatusCreated)
+	got := w.requests()
+	if len(got) != 1 {
+		t.Fatalf("webhook called %d times for a create, want 1", len(got))
+	}
+	req := got[0]
+	want := map[string]string{
+		"operation": "CREATE", "name": "a", "namespace": ns,
+		"kind": `{"group":"","kind":"ConfigMap","version":"v1"}`, "requestKind": `{"group":"","kind":"ConfigMap","version":"v1"}`,
+		"resource": `{"group":"","resource":"configmaps","version":"v1"}`, "requestResource": `{"group":"","resource":"configmaps","version":"v1"}`,
+		"dryRun": "false",
+	}
+	for k, v := range want {
+		have := compact(req[k])
+		if s, ok := req[k].(string); ok {
+			have = s
+		}
+		if have != v {
+			t.Errorf("request.%s = %s, want %s", k, have, v)
+		}
+	}
+	if str(req, "uid") == "" || str(req, "userInfo", "username") == "" {
+		t.Errorf("request without uid or userInfo.username: %s", compact(req))
+	}
+	if str(req, "object", "apiVersion") != "v1" || str(req, "object", "kind") != "ConfigMap" || str(req, "object", "data", "x") != "1" {
+		t.Errorf("request.object = %s", compact(req["object"]))
+	}
+	if req["oldObject"] != nil {
+		t.Errorf("a create's oldObject = %s, want none", compact(req["oldObject"]))
+	}
+	if str(req, "options", "kind") != "CreateOptions" || str(req, "options", "apiVersion") != "meta.k8s.io/v1" {
+		t.Errorf("request.options = %s", compact(req["options"]))
+	}
+
+	e.updateData(t, ns, created, map[string]string{"x": "2"})
+	got = w.requests()
+	if len(got) != 2 {
+		t.Fatalf("webhook called %d times after an update, want 2", len(got))
+	}
+	req = got[1]
+	if str(req, "operation") != "UPDATE" || str(req, "oldObject", "data", "x") != "1" || str(req, "object", "data", "x") != "2" ||
+		str(req, "options", "kind") != "UpdateOptions" {
+		t.Errorf("update request = %s", compact(req))
+	}
+	if str(req, "uid") == str(got[0], "uid") {
+		t.Errorf("two requests share uid %s", str(req, "uid"))
+	}
+}
+
+func TestWebhookDenied(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, func(req obj) obj {
+		switch str(req, "object", "metadata", "name") {
+		case "plain":
+			return obj{"allowed": false, "status": obj{"message": "plain is not welcome"}}
+		case "coded":
+			return obj{"allowed": false, "status": obj{"code": 422, "reason": "Invalid", "message": "coded is invalid"}}
+		case "reason-only":
+			return obj{"allowed": false, "status": obj{"reason": "NotAcceptable"}}
+		case "bare":
+			return obj{"allowed": false}
+		}
+		return allow(req)
+	})
+	e.createWebhookConfig(t, "validating", w.hook("deny", ns, "/"))
+	e.waitWebhooks(t, ns, nil)
+	const who = `admission webhook "deny.webhooks.i16.kapi.dev" denied the request`
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("plain", nil, nil)), 400, "", who+": plain is not welcome")
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("coded", nil, nil)), 422, "Invalid", who+": coded is invalid")
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("reason-only", nil, nil)), 400, "NotAcceptable", who+": NotAcceptable")
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("bare", nil, nil)), 400, "", who+" without explanation")
+	expect(t, e.get(t, cmPath(ns, "plain")), http.StatusNotFound)
+}
+
+func TestWebhookWarnings(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, func(obj) obj { return obj{"allowed": true, "warnings": []any{"mind the gap", "second"}} })
+	e.createWebhookConfig(t, "validating", w.hook("warn", ns, "/"))
+	e.waitWebhooks(t, ns, nil)
+	r := e.post(t, cmPath(ns), configMap("warned", nil, nil))
+	expect(t, r, http.StatusCreated)
+	if got, want := r.Header.Values("Warning"), []string{`299 - "mind the gap"`, `299 - "second"`}; compact(got) != compact(want) {
+		t.Errorf("Warning headers %q, want %q", got, want)
+	}
+}
+
+// patchAnswer is a webhook answer that applies ops.
+func patchAnswer(ops ...obj) obj {
+	b, _ := json.Marshal(ops)
+	return obj{"allowed": true, "patchType": "JSONPatch", "patch": base64.StdEncoding.EncodeToString(b)}
+}
+
+func TestWebhookMutatingPatch(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, func(req obj) obj {
+		if _, ok := field(req, "object", "data"); !ok {
+			return patchAnswer(obj{"op": "add", "path": "/data", "value": obj{"added": "by webhook"}})
+		}
+		return patchAnswer(obj{"op": "add", "path": "/data/added", "value": "by webhook"})
+	})
+	e.createWebhookConfig(t, "mutating", w.hook("patch", ns, "/"))
+	e.waitWebhooks(t, ns, nil)
+	got := expect(t, e.post(t, cmPath(ns), configMap("patched", nil, map[string]string{"mine": "1"})), http.StatusCreated)
+	if str(got, "data", "added") != "by webhook" || str(got, "data", "mine") != "1" {
+		t.Errorf("created %s, want data.added from the webhook", compact(got["data"]))
+	}
+	stored := expect(t, e.get(t, cmPath(ns, "patched")), http.StatusOK)
+	if str(stored, "data", "added") != "by webhook" {
+		t.Errorf("stored %s", compact(stored["data"]))
+	}
+}
+
+// closedURL is an https URL on loopback where nothing listens.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "https://" + addr + "/down"
+}
+
+func TestWebhookFailurePolicyUnreachable(t *testing.T) {
+	t.Parallel()
+	e := target
+	for _, policy := range []string{"Fail", "Ignore"} {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			ns := e.namespace(t)
+			w := startWebhook(t, allow)
+			down := w.hook("down", ns, "")
+			u := closedURL(t)
+			down["clientConfig"].(obj)["url"] = u
+			down["failurePolicy"] = policy
+			e.createWebhookConfig(t, "validating", w.hook("probe", ns, "/"), down)
+			e.waitWebhooks(t, ns, nil)
+			r := e.post(t, cmPath(ns), configMap("c", nil, nil))
+			if policy == "Ignore" {
+				expect(t, r, http.StatusCreated)
+				return
+			}
+			st := checkStatus(t, r, http.StatusInternalServerError, "InternalError",
+				`Internal error occurred: failed calling webhook "down.webhooks.i16.kapi.dev": failed to call webhook: Post "`+u+`?timeout=5s": dial tcp `)
+			if st != nil && !strings.HasSuffix(str(st, "message"), "connect: connection refused") {
+				t.Errorf("message %q", str(st, "message"))
+			}
+		})
+	}
+}
+
+func TestWebhookTimeout(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	done := make(chan struct{})
+	slow := startWebhook(t, func(req obj) obj {
+		if str(req, "object", "metadata", "name") == "slow" {
+			// Answer after the webhook's timeoutSeconds (1), which the
+			// server must enforce, or when the case ends.
+			select {
+			case <-done:
+			case <-time.After(3 * time.Second):
+			}
+		}
+		return allow(req)
+	})
+	t.Cleanup(func() { close(done) }) // before the server's Close, which waits for the handler
+	h := slow.hook("slow", ns, "/slow")
+	h["timeoutSeconds"] = 1
+	ignored := slow.hook("slow-ignored", ns, "/slow")
+	ignored["timeoutSeconds"] = 1
+	ignored["failurePolicy"] = "Ignore"
+	e.createWebhookConfig(t, "validating", h, ignored)
+	e.waitWebhooks(t, ns, nil)
+	start := time.Now()
+	st := checkStatus(t, e.post(t, cmPath(ns), configMap("slow", nil, nil)), http.StatusInternalServerError, "InternalError",
+		`Internal error occurred: failed calling webhook "slow.webhooks.i16.kapi.dev": failed to call webhook: Post "`+slow.srv.URL+`/slow?timeout=1s": `)
+	if st != nil && !strings.Contains(str(st, "message"), "context deadline exceeded") {
+		t.Errorf("message %q, want a deadline exceeded", str(st, "message"))
+	}
+	if d := time.Since(start); d > 2900*time.Millisecond {
+		t.Errorf("the request took %v: the webhook's 1s timeout was not applied", d)
+	}
+}
+
+func TestWebhookNamespaceSelector(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns, other := e.namespace(t), e.namespace(t)
+	label := "i16-webhooks-" + randomSuffix()
+	w := startWebhook(t, func(req obj) obj { return obj{"allowed": false, "status": obj{"message": "selected"}} })
+	h := w.hook("ns", ns, "/")
+	nsHook := w.hook("nsobj", ns, "/")
+	nsHook["rules"] = []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"namespaces"}}}
+	nsHook["namespaceSelector"] = obj{"matchLabels": obj{label: "yes"}}
+	e.createWebhookConfig(t, "validating", h, nsHook)
+	e.waitWebhooks(t, ns, nil)
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("c", nil, nil)), 400, "", `admission webhook "ns.webhooks.i16.kapi.dev" denied the request: selected`)
+	expect(t, e.post(t, cmPath(other), configMap("c", nil, nil)), http.StatusCreated)
+	// A namespace is matched by its own labels.
+	name := "i16-webhooks-" + randomSuffix()
+	webhookStatus(t, e.post(t, "/api/v1/namespaces", obj{"metadata": obj{"name": name, "labels": obj{label: "yes"}}}), 400, "",
+		`admission webhook "nsobj.webhooks.i16.kapi.dev" denied the request: selected`)
+	r := e.post(t, "/api/v1/namespaces", obj{"metadata": obj{"name": name, "labels": obj{label: "no"}}})
+	expect(t, r, http.StatusCreated)
+	e.del(t, "/api/v1/namespaces/"+name, nil)
+}
+
+func TestWebhookObjectSelector(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	before := expect(t, e.post(t, cmPath(ns), configMap("before", map[string]string{"hook": "yes"}, nil)), http.StatusCreated)
+	w := startWebhook(t, func(req obj) obj { return obj{"allowed": false, "status": obj{"message": "labelled"}} })
+	h := w.hook("obj", ns, "/")
+	h["objectSelector"] = obj{"matchLabels": obj{"hook": "yes"}}
+	e.createWebhookConfig(t, "validating", h)
+	e.waitWebhooks(t, ns, map[string]string{"hook": "yes"})
+	const denied = `admission webhook "obj.webhooks.i16.kapi.dev" denied the request: labelled`
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("labelled", map[string]string{"hook": "yes"}, nil)), 400, "", denied)
+	plain := expect(t, e.post(t, cmPath(ns), configMap("plain", map[string]string{"hook": "no"}, nil)), http.StatusCreated)
+	// An update is selected by the new object's labels, or the old one's.
+	plain["metadata"].(obj)["labels"] = obj{"hook": "yes"}
+	webhookStatus(t, e.put(t, cmPath(ns, "plain"), plain), 400, "", denied)
+	before["metadata"].(obj)["labels"] = obj{"hook": "no"}
+	webhookStatus(t, e.put(t, cmPath(ns, "before"), before), 400, "", denied)
+	if n := len(w.requests()); n != 3 {
+		t.Errorf("webhook called %d times, want 3 (the unlabelled create not)", n)
+	}
+}
+
+func TestWebhookMatchConditions(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, func(req obj) obj { return obj{"allowed": false, "status": obj{"message": "matched"}} })
+	h := w.hook("cond", ns, "/")
+	h["matchConditions"] = []any{
+		obj{"name": "not-probe-or-deny", "expression": `object.metadata.name.startsWith('probe-') || (has(object.data) && 'deny' in object.data)`},
+		obj{"name": "create", "expression": `request.operation == 'CREATE' && oldObject == null`},
+	}
+	// A condition that fails to evaluate (no such key) for objects named
+	// "err-...": the first webhook fails closed, the second open.
+	bad := w.hook("bad-fail", ns, "/")
+	bad["matchConditions"] = []any{obj{"name": "missing-key", "expression": `object.metadata.name.startsWith('err-') ? object.data.missing == 'x' : false`}}
+	badIgnore := w.hook("bad-ignore", ns, "/")
+	badIgnore["failurePolicy"] = "Ignore"
+	badIgnore["matchConditions"] = []any{obj{"name": "missing-key", "expression": `object.metadata.name.startsWith('err-') || object.metadata.name.startsWith('errignored-') ? object.data.missing == 'x' : false`}}
+	e.createWebhookConfig(t, "validating", h, bad, badIgnore)
+	e.waitWebhooks(t, ns, nil)
+	expect(t, e.post(t, cmPath(ns), configMap("kept", nil, map[string]string{"keep": "1"})), http.StatusCreated)
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("denied", nil, map[string]string{"deny": "1"})), 400, "",
+		`admission webhook "cond.webhooks.i16.kapi.dev" denied the request: matched`)
+	checkStatus(t, e.post(t, cmPath(ns), configMap("err-1", nil, map[string]string{"a": "1"})), http.StatusInternalServerError, "InternalError",
+		`failed calling webhook "bad-fail.webhooks.i16.kapi.dev": failed evaluating match conditions`)
+	expect(t, e.post(t, cmPath(ns), configMap("errignored-1", nil, map[string]string{"a": "1"})), http.StatusCreated)
+	if n := len(w.requests()); n != 1 {
+		t.Errorf("webhook called %d times, want 1", n)
+	}
+}
+
+func TestWebhookSideEffectsDryRun(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, allow)
+	// v1 configurations take only None and NoneOnDryRun.
+	some := w.hook("some", ns, "/")
+	some["sideEffects"] = "Some"
+	r := e.post(t, "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+		obj{"metadata": obj{"name": "i16-some-" + randomSuffix()}, "webhooks": []any{some}})
+	checkStatus(t, r, http.StatusUnprocessableEntity, "Invalid", `webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"`)
+
+	h := w.hook("dry", ns, "/")
+	h["sideEffects"] = "NoneOnDryRun"
+	e.createWebhookConfig(t, "validating", h)
+	e.waitWebhooks(t, ns, nil)
+	expect(t, e.post(t, cmPath(ns)+"?dryRun=All", configMap("dry", nil, nil)), http.StatusCreated)
+	got := w.requests()
+	if len(got) != 1 || compact(got[0]["dryRun"]) != "true" || compact(field0(got[0], "options", "dryRun")) != `["All"]` {
+		t.Errorf("dry-run requests: %s", compact(got))
+	}
+	expect(t, e.get(t, cmPath(ns, "dry")), http.StatusNotFound)
+}
+
+func field0(o obj, path ...string) any {
+	v, _ := field(o, path...)
+	return v
+}
+
+// TestWebhookDryRunUnsupported: a webhook whose sideEffects are Some or
+// Unknown (which v1 refuses, but configurations stored through older
+// versions have) refuses dry runs. Only the in-process server's store can
+// be given such a configuration.
+func TestWebhookDryRunUnsupported(t *testing.T) {
+	t.Parallel()
+	if !target.inProcess {
+		t.Skip("needs the in-process server's store to hold sideEffects Unknown")
+	}
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, allow)
+	name := e.createWebhookConfig(t, "validating", w.hook("unknown", ns, "/"))
+	e.waitWebhooks(t, ns, nil)
+	setSideEffects(t, e, name, "Unknown")
+	webhookStatus(t, e.post(t, cmPath(ns)+"?dryRun=All", configMap("dry", nil, nil)), 400, "BadRequest",
+		`admission webhook "unknown.webhooks.i16.kapi.dev" does not support dry run`)
+	expect(t, e.post(t, cmPath(ns), configMap("wet", nil, nil)), http.StatusCreated)
+}
+
+func TestWebhookReinvocation(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	// first counts its calls in an annotation; second labels the object,
+	// after first: first, IfNeeded, is called again.
+	first := startWebhook(t, func(req obj) obj {
+		n := 1
+		if v := str(req, "object", "metadata", "annotations", "first-calls"); v != "" {
+			fmt.Sscan(v, &n)
+			n++
+		}
+		if !has(req, "object", "metadata", "annotations") {
+			return patchAnswer(obj{"op": "add", "path": "/metadata/annotations", "value": obj{"first-calls": fmt.Sprint(n)}})
+		}
+		return patchAnswer(obj{"op": "add", "path": "/metadata/annotations/first-calls", "value": fmt.Sprint(n)})
+	})
+	second := startWebhook(t, func(req obj) obj {
+		if !has(req, "object", "metadata", "labels") {
+			return patchAnswer(obj{"op": "add", "path": "/metadata/labels", "value": obj{"second": "yes"}})
+		}
+		return patchAnswer(obj{"op": "add", "path": "/metadata/labels/second", "value": "yes"})
+	})
+	h1 := first.hook("a-first", ns, "/")
+	h1["reinvocationPolicy"] = "IfNeeded"
+	h2 := second.hook("b-second", ns, "/")
+	e.createWebhookConfig(t, "mutating", h1, h2)
+	e.waitWebhooks(t, ns, nil)
+	got := expect(t, e.post(t, cmPath(ns), configMap("re", nil, nil)), http.StatusCreated)
+	if str(got, "metadata", "annotations", "first-calls") != "2" || str(got, "metadata", "labels", "second") != "yes" {
+		t.Errorf("created %s, want first called twice and labelled by second", compact(got["metadata"]))
+	}
+	if n1, n2 := len(first.requests()), len(second.requests()); n1 != 2 || n2 != 1 {
+		t.Errorf("first called %d times, second %d, want 2 and 1", n1, n2)
+	}
+}
+
+// setSideEffects gives the webhooks of the in-process server's stored
+// validating configuration name the sideEffects class, which the API
+// would refuse.
+func setSideEffects(t *testing.T, e *env, name, class string) {
+	t.Helper()
+	key := "/admissionregistration.k8s.io/validatingwebhookconfigurations/" + name
+	_, err := e.server.Storage().GuaranteedUpdate(context.Background(), key, false, nil, func(cur storage.Object) (storage.Object, error) {
+		c := cur.(*admissionregistrationv1.ValidatingWebhookConfiguration).DeepCopy()
+		se := admissionregistrationv1.SideEffectClass(class)
+		for i := range c.Webhooks {
+			c.Webhooks[i].SideEffects = &se
+		}
+		return c, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWebhookServiceMap: a webhook configured with a service is reached
+// at the address the in-process server's WebhookServiceMap gives, with
+// the service's TLS server name.
+func TestWebhookServiceMap(t *testing.T) {
+	t.Parallel()
+	if !target.inProcess {
+		t.Skip("the service map is the in-process server's (Config.WebhookServiceMap)")
+	}
+	caPEM, cert := serviceCert(t, "hook.webhook-system.svc")
+	w := &webhookServer{handle: func(obj) obj { return obj{"allowed": false, "status": obj{"message": "via service"}} }}
+	w.srv = httptest.NewUnstartedServer(http.HandlerFunc(w.serve))
+	w.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	w.srv.StartTLS()
+	t.Cleanup(w.srv.Close)
+	e := withDefaults(t, func(c *apiserver.Config) {
+		c.WebhookServiceMap = map[string]string{"webhook-system/hook:8443": w.srv.Listener.Addr().String()}
+	})
+	ns := e.namespace(t)
+	h := w.hook("svc", ns, "")
+	h["clientConfig"] = obj{"service": obj{"namespace": "webhook-system", "name": "hook", "port": 8443, "path": "/admit"},
+		"caBundle": base64.StdEncoding.EncodeToString(caPEM)}
+	e.createWebhookConfig(t, "validating", h)
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("c", nil, nil)), 400, "",
+		`admission webhook "svc.webhooks.i16.kapi.dev" denied the request: via service`)
+	// A service the map does not know cannot be called.
+	h2 := w.hook("unmapped", ns, "")
+	h2["clientConfig"] = obj{"service": obj{"namespace": "webhook-system", "name": "other"}, "caBundle": base64.StdEncoding.EncodeToString(caPEM)}
+	h2["rules"] = []any{obj{"operations": []any{"CREATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"secrets"}}}
+	e.createWebhookConfig(t, "validating", h2)
+	checkStatus(t, e.post(t, "/api/v1/namespaces/"+ns+"/secrets", obj{"metadata": obj{"name": "s"}}), http.StatusInternalServerError, "InternalError",
+		`failed calling webhook "unmapped.webhooks.i16.kapi.dev"`)
+}
+
+// serviceCert is a CA (PEM) and a certificate it signs for host and
+// 127.0.0.1.
+func serviceCert(t *testing.T, host string) ([]byte, tls.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: host},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: []string{host}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
