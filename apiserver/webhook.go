@@ -109,7 +109,7 @@ type webhook struct {
 
 // webhookCondition is a compiled matchCondition.
 type webhookCondition struct {
-	name string
+	expr string
 	prg  celgo.Program
 }
 
@@ -235,7 +235,7 @@ func (s *Server) newWebhook(name string, mutating bool, rules []admissionregistr
 			errs = append(errs, fmt.Errorf("compilation failed for match condition %q: %w", c.Name, err))
 			continue
 		}
-		w.conditions = append(w.conditions, webhookCondition{name: c.Name, prg: prg})
+		w.conditions = append(w.conditions, webhookCondition{expr: c.Expression, prg: prg})
 	}
 	var err error
 	w.endpoint, w.client, err = s.webhookClient(cc)
@@ -415,28 +415,26 @@ func (s *Server) webhookSelects(ctx context.Context, w *webhook, r *webhookReque
 }
 
 // evalMatchConditions is true when every condition is; a false one wins
-// over errors of others, as in kube-apiserver.
+// over errors of others, as in kube-apiserver. The error is the first
+// condition that could not be evaluated, worded as kube-apiserver does.
 func evalMatchConditions(conds []webhookCondition, vars map[string]any) (bool, error) {
-	var errs []error
+	var first error
 	for _, c := range conds {
 		out, _, err := c.prg.Eval(vars)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("expression '%s' resulted in error: %w", c.name, err))
-			continue
+		if err == nil {
+			b, ok := out.Value().(bool)
+			if ok && !b {
+				return false, nil
+			}
+			if !ok {
+				err = errors.New("no such overload")
+			}
 		}
-		b, ok := out.Value().(bool)
-		if !ok {
-			errs = append(errs, fmt.Errorf("expression '%s' resulted in error: no such overload", c.name))
-			continue
-		}
-		if !b {
-			return false, nil
+		if err != nil && first == nil {
+			first = fmt.Errorf("expression '%s' resulted in error: %w", c.expr, err)
 		}
 	}
-	if len(errs) > 0 {
-		return false, errors.Join(errs...)
-	}
-	return true, nil
+	return first == nil, first
 }
 
 var (

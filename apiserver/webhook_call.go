@@ -298,7 +298,7 @@ func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookReque
 		if w.failOpen {
 			return nil, nil
 		}
-		return nil, webhookFailure(&webhookCallError{w.name, fmt.Errorf("failed evaluating match conditions: %w", err)})
+		return nil, metav1.NewForbidden(r.res.GroupResource(), r.name, err)
 	}
 	if !selected {
 		return nil, nil
