@@ -375,10 +375,16 @@ func resourceMatches(pattern, resource string) bool {
 func (s *Server) namespaceLabels(ctx context.Context, r *webhookRequest) (map[string]string, bool) {
 	switch {
 	case r.res.Group == "" && r.res.Resource == "namespaces":
-		if r.obj != nil {
+		switch {
+		case r.obj != nil:
 			return r.obj.GetLabels(), true
+		case r.old != nil:
+			return r.old.GetLabels(), true
 		}
-		return r.old.GetLabels(), true
+		if n, ok := s.readObject(ctx, "", "namespaces", "", r.name).(*corev1.Namespace); ok {
+			return n.Labels, true
+		}
+		return nil, true
 	case r.ns != "":
 		if n, ok := s.readObject(ctx, "", "namespaces", "", r.ns).(*corev1.Namespace); ok {
 			return n.Labels, true

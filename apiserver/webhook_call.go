@@ -213,7 +213,7 @@ func webhookFailure(err error) *metav1.Status {
 // reinvocationPolicy IfNeeded is called once more when a later one changed
 // the object.
 func (s *Server) runMutatingWebhooks(ctx context.Context, r *webhookRequest, o *writeOptions) *metav1.Status {
-	if !s.admissionOn("MutatingAdmissionWebhook") || r.obj == nil {
+	if !s.admissionOn("MutatingAdmissionWebhook") {
 		return nil
 	}
 	hooks := s.webhooks.current(ctx).mutating
@@ -261,7 +261,7 @@ func (s *Server) callMutatingWebhook(ctx context.Context, w *webhook, r *webhook
 	if st != nil || resp == nil {
 		return false, st
 	}
-	if len(resp.Patch) == 0 {
+	if len(resp.Patch) == 0 || r.obj == nil { // a delete has no object to patch
 		return false, nil
 	}
 	doc, err := kjson.Marshal(r.res.WithTypeMeta(r.obj))
@@ -397,4 +397,30 @@ func (rs resourceStore) admitMutatingWebhooks(ctx context.Context, o *writeOptio
 // nil) or update of rs.
 func (rs resourceStore) admitValidatingWebhooks(ctx context.Context, o *writeOptions, obj, old registry.Object) *metav1.Status {
 	return rs.s.runValidatingWebhooks(ctx, rs.webhookRequest(o, obj, old), o)
+}
+
+// admitDeleteWebhooks runs the webhooks on a delete of cur, of res, as
+// kube-apiserver does: the mutating ones, then the validating ones, are
+// sent cur as oldObject and no object. Their warnings are not sent (a
+// delete has no writeOptions to carry them).
+func (s *Server) admitDeleteWebhooks(ctx context.Context, res *registry.Resource, cur registry.Object, opts *metav1.DeleteOptions) *metav1.Status {
+	if s.webhooks == nil {
+		return nil
+	}
+	snap := s.webhooks.current(ctx)
+	if len(snap.mutating) == 0 && len(snap.validating) == 0 {
+		return nil
+	}
+	options := *opts
+	options.TypeMeta = metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}
+	r := &webhookRequest{res: res, name: cur.GetName(), operation: admissionregistrationv1.OperationType(admissionv1.Delete),
+		old: cur, dryRun: len(opts.DryRun) > 0, options: &options}
+	if res.Namespaced {
+		r.ns = cur.GetNamespace()
+	}
+	o := &writeOptions{}
+	if st := s.runMutatingWebhooks(ctx, r, o); st != nil {
+		return st
+	}
+	return s.runValidatingWebhooks(ctx, r, o)
 }

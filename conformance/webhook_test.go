@@ -623,3 +623,55 @@ func serviceCert(t *testing.T, host string) ([]byte, tls.Certificate) {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
+
+func TestWebhookDeleteAndSubresource(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	validating := startWebhook(t, func(req obj) obj {
+		if str(req, "operation") == "CREATE" {
+			return allow(req)
+		}
+		return obj{"allowed": false, "status": obj{"message": "no " + str(req, "operation") + " " + str(req, "subResource")}}
+	})
+	mutating := startWebhook(t, allow)
+	v := validating.hook("v", ns, "/")
+	v["rules"] = []any{
+		obj{"operations": []any{"CREATE", "DELETE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}},
+		obj{"operations": []any{"UPDATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"services/status"}},
+	}
+	m := mutating.hook("m", ns, "/")
+	m["rules"] = []any{obj{"operations": []any{"DELETE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}}
+	e.createWebhookConfig(t, "validating", v)
+	e.createWebhookConfig(t, "mutating", m)
+	e.waitWebhooks(t, ns, nil)
+
+	expect(t, e.post(t, cmPath(ns), configMap("c", nil, nil)), http.StatusCreated)
+	webhookStatus(t, e.del(t, cmPath(ns, "c"), nil), 400, "", `admission webhook "v.webhooks.i16.kapi.dev" denied the request: no DELETE `)
+	got := validating.requests()
+	req := got[len(got)-1]
+	if str(req, "name") != "c" || str(req, "oldObject", "metadata", "name") != "c" || req["object"] != nil ||
+		str(req, "options", "kind") != "DeleteOptions" || str(req, "options", "apiVersion") != "meta.k8s.io/v1" {
+		t.Errorf("validating delete request = %s", compact(req))
+	}
+	mreqs := mutating.requests()
+	if len(mreqs) != 1 || str(mreqs[0], "operation") != "DELETE" || mreqs[0]["object"] != nil || str(mreqs[0], "oldObject", "metadata", "name") != "c" {
+		t.Errorf("mutating delete requests = %s, want one DELETE of c with only oldObject", compact(mreqs))
+	}
+	expect(t, e.get(t, cmPath(ns, "c")), http.StatusOK)
+
+	svc := expect(t, e.post(t, "/api/v1/namespaces/"+ns+"/services", obj{"metadata": obj{"name": "s"},
+		"spec": obj{"ports": []any{obj{"port": 80}}}}), http.StatusCreated)
+	svc["status"] = obj{"conditions": []any{obj{"type": "Checked", "status": "True", "reason": "Test", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}}}
+	webhookStatus(t, e.put(t, "/api/v1/namespaces/"+ns+"/services/s/status", svc), 400, "",
+		`admission webhook "v.webhooks.i16.kapi.dev" denied the request: no UPDATE status`)
+	got = validating.requests()
+	req = got[len(got)-1]
+	if str(req, "subResource") != "status" || str(req, "requestSubResource") != "status" || str(req, "resource", "resource") != "services" ||
+		str(req, "kind", "kind") != "Service" {
+		t.Errorf("status request = %s", compact(req))
+	}
+	delete(svc, "status")
+	svc["metadata"].(obj)["labels"] = obj{"updated": "yes"}
+	expect(t, e.put(t, "/api/v1/namespaces/"+ns+"/services/s", svc), http.StatusOK) // services themselves are not selected
+}
