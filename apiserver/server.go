@@ -43,7 +43,12 @@
 //     every namespace (nsdefaults.go), each of the controllers switchable;
 //   - the OpenAPI documents, /openapi/v2 and /openapi/v3 (openapi.go,
 //     package openapi), built from the kinds' Go types and the CRDs'
-//     schemas, and rebuilt when the served resources change.
+//     schemas, and rebuilt when the served resources change;
+//   - the default admission plugins (admission.go) and admission webhooks
+//     (webhook.go): the Validating- and MutatingWebhookConfigurations
+//     stored are called over HTTPS with admission.k8s.io/v1
+//     AdmissionReviews, a service reference at the address
+//     Config.WebhookServiceMap gives.
 //
 // # Shape
 //
