@@ -378,6 +378,9 @@ func (s *Server) createSystemNamespaces() error {
 func (s *Server) Close() error {
 	s.cancel()
 	s.wg.Wait()
+	if s.webhooks != nil {
+		s.webhooks.snap.Load().closeIdle()
+	}
 	if s.ownStore {
 		return s.store.Close()
 	}

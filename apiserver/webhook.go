@@ -194,9 +194,24 @@ func (wh *webhooks) current(ctx context.Context) *webhookSnapshot {
 		}
 	}
 	if ctx.Err() == nil { // a list cut short is not the state to keep
-		wh.snap.Store(snap)
+		wh.snap.Swap(snap).closeIdle()
 	}
 	return snap
+}
+
+// closeIdle closes the idle connections of the snapshot's webhooks (nil
+// safe): it is replaced, or the server closes.
+func (snap *webhookSnapshot) closeIdle() {
+	if snap == nil {
+		return
+	}
+	for _, list := range [][]*webhook{snap.mutating, snap.validating} {
+		for _, w := range list {
+			if w.client != nil {
+				w.client.CloseIdleConnections()
+			}
+		}
+	}
 }
 
 // newWebhook prepares a configured webhook (the fields the mutating and
@@ -394,30 +409,26 @@ func (s *Server) namespaceLabels(ctx context.Context, r *webhookRequest) (map[st
 	return nil, false
 }
 
-// webhookSelects reports whether w is called for r: its rules, namespace and
-// object selectors and match conditions. An error is a condition that
-// could not be evaluated.
-func (s *Server) webhookSelects(ctx context.Context, w *webhook, r *webhookRequest, review *webhookReviewVars) (bool, error) {
+// webhookSelects reports whether w's rules and namespace and object
+// selectors select r (its matchConditions are evaluated on the review).
+func (s *Server) webhookSelects(ctx context.Context, w *webhook, r *webhookRequest) bool {
 	if !w.matchesRules(r) {
-		return false, nil
+		return false
 	}
 	if w.nsSel != nil && !w.nsSel.Empty() {
 		if labels, applies := s.namespaceLabels(ctx, r); applies && !w.nsSel.Matches(selector.Set(labels)) {
-			return false, nil
+			return false
 		}
 	}
 	if w.objSel != nil && !w.objSel.Empty() {
-		matched := false
 		for _, o := range []registry.Object{r.obj, r.old} {
 			if o != nil && w.objSel.Matches(selector.Set(o.GetLabels())) {
-				matched = true
+				return true
 			}
 		}
-		if !matched {
-			return false, nil
-		}
+		return false
 	}
-	return evalMatchConditions(w.conditions, review.vars())
+	return true
 }
 
 // evalMatchConditions is true when every condition is; a false one wins

@@ -35,25 +35,14 @@ func (e *webhookCallError) Error() string {
 	return fmt.Sprintf("failed calling webhook %q: %v", e.name, e.err)
 }
 
-// webhookReviewVars are a request's object, oldObject and request as the
-// matchConditions see them, decoded once per object state.
-type webhookReviewVars struct {
-	req  *admissionv1.AdmissionRequest
-	once sync.Once
-	m    map[string]any
-}
-
-func (v *webhookReviewVars) vars() map[string]any {
-	v.once.Do(func() {
-		v.m = map[string]any{"object": celValue(v.req.Object.Raw), "oldObject": celValue(v.req.OldObject.Raw), "request": nil}
-		if b, err := kjson.Marshal(v.req); err == nil {
-			var m map[string]any
-			if kjson.Unmarshal(b, &m) == nil {
-				v.m["request"] = m
-			}
-		}
-	})
-	return v.m
+// reviewVars are the variables of the matchConditions: the request's
+// object, oldObject and the request itself, as JSON values.
+func reviewVars(req *admissionv1.AdmissionRequest) map[string]any {
+	vars := map[string]any{"object": celValue(req.Object.Raw), "oldObject": celValue(req.OldObject.Raw), "request": nil}
+	if b, err := kjson.Marshal(req); err == nil {
+		vars["request"] = celValue(b)
+	}
+	return vars
 }
 
 // celValue is an encoded object as CEL sees it: null when there is none.
@@ -212,11 +201,7 @@ func webhookFailure(err error) *metav1.Status {
 // order, applying their patches to r.obj; a webhook with
 // reinvocationPolicy IfNeeded is called once more when a later one changed
 // the object.
-func (s *Server) runMutatingWebhooks(ctx context.Context, r *webhookRequest, o *writeOptions) *metav1.Status {
-	if !s.admissionOn("MutatingAdmissionWebhook") {
-		return nil
-	}
-	hooks := s.webhooks.current(ctx).mutating
+func (s *Server) runMutatingWebhooks(ctx context.Context, hooks []*webhook, r *webhookRequest, o *writeOptions) *metav1.Status {
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -288,20 +273,24 @@ func (s *Server) callMutatingWebhook(ctx context.Context, w *webhook, r *webhook
 // when its failure is ignored; a Status when it refuses r or fails. The
 // webhook's warnings go to warn.
 func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookRequest, warn func(string)) (*admissionv1.AdmissionResponse, *metav1.Status) {
+	if !s.webhookSelects(ctx, w, r) {
+		return nil, nil
+	}
 	req, err := s.admissionRequest(r, s.cfg.NewUID())
 	if err != nil {
 		return nil, metav1.NewInternalError(err)
 	}
-	vars := &webhookReviewVars{req: req}
-	selected, err := s.webhookSelects(ctx, w, r, vars)
-	if err != nil {
-		if w.failOpen {
+	if len(w.conditions) > 0 {
+		selected, err := evalMatchConditions(w.conditions, reviewVars(req))
+		if err != nil {
+			if w.failOpen {
+				return nil, nil
+			}
+			return nil, metav1.NewForbidden(r.res.GroupResource(), r.name, err)
+		}
+		if !selected {
 			return nil, nil
 		}
-		return nil, metav1.NewForbidden(r.res.GroupResource(), r.name, err)
-	}
-	if !selected {
-		return nil, nil
 	}
 	if r.dryRun && !w.dryRunOK {
 		return nil, metav1.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", w.name))
@@ -324,11 +313,7 @@ func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookReque
 
 // runValidatingWebhooks calls the validating webhooks that select r, at
 // once; the first refusal in their order is the answer.
-func (s *Server) runValidatingWebhooks(ctx context.Context, r *webhookRequest, o *writeOptions) *metav1.Status {
-	if !s.admissionOn("ValidatingAdmissionWebhook") {
-		return nil
-	}
-	hooks := s.webhooks.current(ctx).validating
+func (s *Server) runValidatingWebhooks(ctx context.Context, hooks []*webhook, r *webhookRequest, o *writeOptions) *metav1.Status {
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -375,10 +360,29 @@ func (rs resourceStore) webhookRequest(o *writeOptions, obj, old registry.Object
 	return r
 }
 
+// webhooksOf are the configured mutating or validating webhooks, none
+// when their plugin is off.
+func (s *Server) webhooksOf(ctx context.Context, mutating bool) []*webhook {
+	if mutating {
+		if s.admissionOn("MutatingAdmissionWebhook") {
+			return s.webhooks.current(ctx).mutating
+		}
+		return nil
+	}
+	if s.admissionOn("ValidatingAdmissionWebhook") {
+		return s.webhooks.current(ctx).validating
+	}
+	return nil
+}
+
 // admitMutatingWebhooks runs the mutating webhooks on a create (old nil)
 // or update of rs, which change obj. The name of a create the server
 // names from generateName is not drawn yet, as in kube-apiserver.
 func (rs resourceStore) admitMutatingWebhooks(ctx context.Context, o *writeOptions, obj, old registry.Object) *metav1.Status {
+	hooks := rs.s.webhooksOf(ctx, true)
+	if len(hooks) == 0 {
+		return nil
+	}
 	r := rs.webhookRequest(o, obj, old)
 	if old == nil && o.nameGenerated {
 		drawn := obj.GetName()
@@ -390,13 +394,17 @@ func (rs resourceStore) admitMutatingWebhooks(ctx context.Context, o *writeOptio
 			}
 		}()
 	}
-	return rs.s.runMutatingWebhooks(ctx, r, o)
+	return rs.s.runMutatingWebhooks(ctx, hooks, r, o)
 }
 
 // admitValidatingWebhooks runs the validating webhooks on a create (old
 // nil) or update of rs.
 func (rs resourceStore) admitValidatingWebhooks(ctx context.Context, o *writeOptions, obj, old registry.Object) *metav1.Status {
-	return rs.s.runValidatingWebhooks(ctx, rs.webhookRequest(o, obj, old), o)
+	hooks := rs.s.webhooksOf(ctx, false)
+	if len(hooks) == 0 {
+		return nil
+	}
+	return rs.s.runValidatingWebhooks(ctx, hooks, rs.webhookRequest(o, obj, old), o)
 }
 
 // admitDeleteWebhooks runs the webhooks on a delete of cur, of res, as
@@ -404,11 +412,8 @@ func (rs resourceStore) admitValidatingWebhooks(ctx context.Context, o *writeOpt
 // sent cur as oldObject and no object. Their warnings are not sent (a
 // delete has no writeOptions to carry them).
 func (s *Server) admitDeleteWebhooks(ctx context.Context, res *registry.Resource, cur registry.Object, opts *metav1.DeleteOptions) *metav1.Status {
-	if s.webhooks == nil {
-		return nil
-	}
-	snap := s.webhooks.current(ctx)
-	if len(snap.mutating) == 0 && len(snap.validating) == 0 {
+	mutating, validating := s.webhooksOf(ctx, true), s.webhooksOf(ctx, false)
+	if len(mutating) == 0 && len(validating) == 0 {
 		return nil
 	}
 	options := *opts
@@ -419,8 +424,8 @@ func (s *Server) admitDeleteWebhooks(ctx context.Context, res *registry.Resource
 		r.ns = cur.GetNamespace()
 	}
 	o := &writeOptions{}
-	if st := s.runMutatingWebhooks(ctx, r, o); st != nil {
+	if st := s.runMutatingWebhooks(ctx, mutating, r, o); st != nil {
 		return st
 	}
-	return s.runValidatingWebhooks(ctx, r, o)
+	return s.runValidatingWebhooks(ctx, validating, r, o)
 }
