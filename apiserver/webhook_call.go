@@ -3,12 +3,12 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"reflect"
+	"strings"
 	"sync"
 
 	admissionv1 "github.com/kapi-dev/kapi/api/admission/v1"
@@ -129,39 +129,72 @@ func (s *Server) callWebhook(ctx context.Context, w *webhook, req *admissionv1.A
 	}
 	out, err := parseAdmissionResponse(data, req.UID, w.mutating)
 	if err != nil {
-		return nil, &webhookCallError{w.name, fmt.Errorf("received invalid webhook response: %w", err)}
+		return nil, &webhookCallError{w.name, err}
 	}
 	return out, nil
 }
 
 // parseAdmissionResponse decodes and checks a webhook's answer as
-// kube-apiserver does: an admission.k8s.io/v1 AdmissionReview whose
+// kube-apiserver does, with its words: a JSON object, of
+// admission.k8s.io/v1 AdmissionReview when it says what it is, whose
 // response carries the request's uid, and a patch (from a mutating webhook
-// only) with patchType JSONPatch.
+// only) with patchType JSONPatch. A body that does not decode fails the
+// call ("failed to call webhook: ..."); a review that fails a check is an
+// invalid response ("received invalid webhook response: ...").
 func parseAdmissionResponse(data []byte, uid metav1.UID, mutating bool) (*admissionv1.AdmissionResponse, error) {
+	var head any
+	if err := kjson.Unmarshal(data, &head); err != nil {
+		head = "" // kube-apiserver reads what is not JSON as YAML: a bare string
+	}
+	m, ok := head.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("failed to call webhook: couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", jsonTypeName(head))
+	}
+	gv, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	if (gv != "" || kind != "") && (gv != "admission.k8s.io/v1" || kind != "AdmissionReview") {
+		version := gv[strings.LastIndex(gv, "/")+1:]
+		return nil, fmt.Errorf("failed to call webhook: converting (%s.%s) to (v1.AdmissionReview): unknown conversion", version, kind)
+	}
 	var review admissionv1.AdmissionReview
 	if err := kjson.Unmarshal(data, &review); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("failed to call webhook: %w", err)
 	}
-	if gv, k := review.APIVersion, review.Kind; gv != "admission.k8s.io/v1" || k != "AdmissionReview" {
-		return nil, fmt.Errorf("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got %s, Kind=%s", gv, k)
+	invalid := func(format string, a ...any) error {
+		return fmt.Errorf("received invalid webhook response: "+format, a...)
 	}
 	resp := review.Response
 	switch {
 	case resp == nil:
-		return nil, errors.New("webhook response was absent")
+		return nil, invalid("webhook response was absent")
 	case resp.UID != uid:
-		return nil, fmt.Errorf("expected response.uid=%q, got %q", uid, resp.UID)
+		return nil, invalid("expected response.uid=%q, got %q", uid, resp.UID)
 	case len(resp.Patch) > 0 && !mutating:
-		return nil, errors.New("validating webhooks may not return patches")
+		return nil, invalid("validating webhooks may not return patches")
 	case len(resp.Patch) > 0 && resp.PatchType == nil:
-		return nil, errors.New("webhook returned response.patch but not response.patchType")
+		return nil, invalid("webhook returned response.patch but not response.patchType")
 	case resp.PatchType != nil && *resp.PatchType != admissionv1.PatchTypeJSONPatch:
-		return nil, fmt.Errorf("webhook returned invalid response.patchType of %q", *resp.PatchType)
+		return nil, invalid("webhook returned invalid response.patchType of %q", *resp.PatchType)
 	case resp.PatchType != nil && len(resp.Patch) == 0 && mutating:
-		return nil, errors.New("webhook returned response.patchType but not response.patch")
+		return nil, invalid("webhook returned response.patchType but not response.patch")
 	}
 	return resp, nil
+}
+
+// jsonTypeName is the name Go's encoding/json gives the JSON type of v in
+// its errors.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return "number"
 }
 
 // deniedStatus is the Status of a webhook's refusal, as kube-apiserver

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -158,12 +159,16 @@ func webhookStatus(t *testing.T, r *response, code int, reason, msg string) {
 // compares into testdata/webhook instead of comparing them.
 var captureWebhooks = flag.Bool("capture-webhooks", false, "write the Status answers of the webhook cases into testdata/webhook (with -kubeconfig: kube-apiserver's)")
 
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
 // webhookGolden checks a Status answer against kube-apiserver's, captured
 // in testdata/webhook/<name>.json; repl are pairs of a placeholder of the
 // capture and this run's value (the webhook's address, the namespace).
 func webhookGolden(t *testing.T, r *response, name string, repl ...string) {
 	t.Helper()
 	file := filepath.Join("testdata", "webhook", name+".json")
+	// The uids of AdmissionReviews a message quotes are the request's.
+	r.Body = uuidPattern.ReplaceAll(r.Body, []byte("$$UID"))
 	if *captureWebhooks && !target.inProcess {
 		body := string(r.Body)
 		for i := 0; i+1 < len(repl); i += 2 {
@@ -674,4 +679,57 @@ func TestWebhookDeleteAndSubresource(t *testing.T) {
 	delete(svc, "status")
 	svc["metadata"].(obj)["labels"] = obj{"updated": "yes"}
 	expect(t, e.put(t, "/api/v1/namespaces/"+ns+"/services/s", svc), http.StatusOK) // services themselves are not selected
+}
+
+func TestWebhookBadResponse(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	w := startWebhook(t, allow)
+	// Answers that are not AdmissionReviews kube-apiserver accepts fail
+	// the call.
+	bad := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/status500":
+			http.Error(rw, "boom", http.StatusInternalServerError)
+		case "/notjson":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte("not json"))
+		case "/uid":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"other","allowed":true}}`))
+		case "/kind":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte(`{"apiVersion":"v1","kind":"Status","response":{"allowed":true}}`))
+		case "/nokind":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte(`{"response":{"allowed":true}}`))
+		case "/v1beta1":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte(`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"allowed":true}}`))
+		case "/array":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte(`[1]`))
+		case "/noresponse":
+			rw.Header().Set("Content-Type", "application/json")
+			_, _ = rw.Write([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`))
+		}
+	}))
+	bad.TLS = w.srv.TLS
+	bad.StartTLS()
+	t.Cleanup(bad.Close)
+	var hooks []obj
+	hooks = append(hooks, w.hook("probe", ns, "/"))
+	paths := []string{"status500", "notjson", "uid", "kind", "noresponse", "nokind", "v1beta1", "array"}
+	for _, p := range paths {
+		h := w.hook(p, ns, "")
+		h["clientConfig"] = obj{"url": bad.URL + "/" + p, "caBundle": base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: bad.Certificate().Raw}))}
+		h["objectSelector"] = obj{"matchLabels": obj{"bad": p}}
+		hooks = append(hooks, h)
+	}
+	e.createWebhookConfig(t, "validating", hooks...)
+	e.waitWebhooks(t, ns, nil)
+	for _, p := range paths {
+		webhookGolden(t, e.post(t, cmPath(ns), configMap("c-"+p, map[string]string{"bad": p}, nil)), "bad-response-"+p)
+	}
 }
