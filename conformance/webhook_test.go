@@ -324,6 +324,16 @@ func TestWebhookMutatingPatch(t *testing.T) {
 	if str(stored, "data", "added") != "by webhook" {
 		t.Errorf("stored %s", compact(stored["data"]))
 	}
+	// A name drawn from generateName is drawn after the mutating webhooks.
+	gen := configMap("", nil, nil)
+	gen["metadata"] = obj{"generateName": "gen-"}
+	got = expect(t, e.post(t, cmPath(ns), gen), http.StatusCreated)
+	reqs := w.requests()
+	last := reqs[len(reqs)-1]
+	if !strings.HasPrefix(name(got), "gen-") || str(got, "data", "added") != "by webhook" || has(last, "name") ||
+		has(last, "object", "metadata", "name") || str(last, "object", "metadata", "generateName") != "gen-" {
+		t.Errorf("generateName create %s: request %s", name(got), compact(last))
+	}
 }
 
 // closedURL is an https URL on loopback where nothing listens.
@@ -732,4 +742,38 @@ func TestWebhookBadResponse(t *testing.T) {
 	for _, p := range paths {
 		webhookGolden(t, e.post(t, cmPath(ns), configMap("c-"+p, map[string]string{"bad": p}, nil)), "bad-response-"+p)
 	}
+}
+
+// TestWebhookValidatingParallel: the validating webhooks are called at
+// once: each answers only when it has seen the other called.
+func TestWebhookValidatingParallel(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	var mu sync.Mutex
+	arrived := map[string]bool{}
+	both := make(chan struct{})
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	barrier := func(me string) func(obj) obj {
+		return func(req obj) obj {
+			mu.Lock()
+			arrived[me] = true
+			if len(arrived) == 2 {
+				close(both)
+			}
+			mu.Unlock()
+			select {
+			case <-both:
+				return allow(req)
+			case <-done:
+			case <-time.After(3 * time.Second): // not called at the same time
+			}
+			return obj{"allowed": false, "status": obj{"message": "called alone"}}
+		}
+	}
+	a, b := startWebhook(t, barrier("a")), startWebhook(t, barrier("b"))
+	e.createWebhookConfig(t, "validating", a.hook("a", ns, "/"), b.hook("b", ns, "/"))
+	e.waitWebhooks(t, ns, nil)
+	expect(t, e.post(t, cmPath(ns), configMap("both", nil, nil)), http.StatusCreated)
 }
