@@ -122,13 +122,12 @@ func (s *Server) startWebhooks() {
 	s.webhooks = wh
 	s.store = &webhookStore{Interface: s.store, wh: wh}
 	stale := func(context.Context) { wh.gen.Add(1) }
-	for _, prefix := range []string{mutatingWebhookPrefix, validatingWebhookPrefix} {
-		s.followStore(prefix, s.store.Revision(), 100*time.Millisecond, stale, func(ctx context.Context, ev storage.Event) {
-			if ev.Type != storage.Bookmark {
-				stale(ctx)
-			}
-		})
-	}
+	s.followStore(groupKey(admissionRegistrationGroup), s.store.Revision(), 100*time.Millisecond, stale, func(ctx context.Context, ev storage.Event) {
+		switch ev.Object.(type) {
+		case *admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration:
+			stale(ctx)
+		}
+	})
 }
 
 // webhookStore is the server's store with the configurations' writes
