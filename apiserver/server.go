@@ -43,7 +43,12 @@
 //     every namespace (nsdefaults.go), each of the controllers switchable;
 //   - the OpenAPI documents, /openapi/v2 and /openapi/v3 (openapi.go,
 //     package openapi), built from the kinds' Go types and the CRDs'
-//     schemas, and rebuilt when the served resources change.
+//     schemas, and rebuilt when the served resources change;
+//   - the default admission plugins (admission.go) and admission webhooks
+//     (webhook.go): the Validating- and MutatingWebhookConfigurations
+//     stored are called over HTTPS with admission.k8s.io/v1
+//     AdmissionReviews, a service reference at the address
+//     Config.WebhookServiceMap gives.
 //
 // # Shape
 //
@@ -194,6 +199,17 @@ type Config struct {
 	// them. cmd/kapi-apiserver sets its listener's, or the host's.
 	AdvertiseAddress netip.Addr
 	AdvertisePort    int
+
+	// WebhookServiceMap is where the admission webhooks configured with a
+	// clientConfig.service are reached, as envtest rewrites them: keys are
+	// "namespace/name" or "namespace/name:port" (the service's port, 443
+	// when the webhook gives none; it wins over the key without one),
+	// values host:port addresses. The TLS server name checked is the
+	// service's, name.namespace.svc, as kube-apiserver checks it. A
+	// webhook whose service is not mapped cannot be called (its
+	// failurePolicy decides). Default none. Webhooks configured with a url
+	// are called at it.
+	WebhookServiceMap map[string]string
 }
 
 // SystemNamespaces are the namespaces kube-apiserver creates at start; New
@@ -242,6 +258,7 @@ type Server struct {
 	tokenKey   tokenKey     // signs service account tokens (token.go)
 	// apiServicesKick asks for a sync of the local APIServices (apiservices.go).
 	apiServicesKick chan struct{}
+	webhooks        *webhooks // the admission webhooks configured (webhook.go)
 }
 
 // New builds a server from cfg.
@@ -309,6 +326,7 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	s.startWebhooks() // stopped by Close (webhook.go)
 	if !cfg.SkipSystemNamespaces {
 		if err := s.createSystemNamespaces(); err != nil {
 			s.Close()
@@ -360,6 +378,9 @@ func (s *Server) createSystemNamespaces() error {
 func (s *Server) Close() error {
 	s.cancel()
 	s.wg.Wait()
+	if s.webhooks != nil {
+		s.webhooks.snap.Load().closeIdle()
+	}
 	if s.ownStore {
 		return s.store.Close()
 	}

@@ -29,10 +29,12 @@ import (
 //     or the merge of an update with the stored object (mergeUpdate:
 //     preconditions, status kept or taken, Resource.PrepareForUpdate);
 //  4. the namespace's lifecycle, then the mutating admission plugins
-//     (admission.go), then the kind's admission checks (Resource.Admit);
+//     (admission.go) and webhooks (webhook.go), then the kind's admission
+//     checks (Resource.Admit);
 //  5. metadata.generation, validation (validate: metadata by the kind's
-//     rules, then Resource.Validate), then the validating admission
-//     plugins (admission.go: PodSecurity, ResourceQuota ...);
+//     rules, then Resource.Validate), then the validating webhooks
+//     (webhook.go) and admission plugins (admission.go: PodSecurity,
+//     ResourceQuota ...);
 //  6. the storage write (or nothing with DryRun), the completion of a
 //     deletion by an update that removes the last finalizer
 //     (updateOrFinish), and the release or retention of what the resource
@@ -533,10 +535,16 @@ func (rs resourceStore) admitAndValidate(ctx context.Context, o *writeOptions, o
 	if st := rs.s.admitMutating(ctx, rs.res, name, obj, old); st != nil {
 		return st
 	}
+	if st := rs.admitMutatingWebhooks(ctx, o, obj, old); st != nil {
+		return st
+	}
 	if st := rs.admit(obj, old); st != nil {
 		return st
 	}
 	if st := rs.validate(o, obj, old); st != nil {
+		return st
+	}
+	if st := rs.admitValidatingWebhooks(ctx, o, obj, old); st != nil {
 		return st
 	}
 	return rs.s.admitValidating(ctx, rs.res, obj, old, o)
@@ -596,10 +604,16 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 			return nil, st
 		}
 	}
+	if st := rs.admitMutatingWebhooks(ctx, o, next, cur); st != nil {
+		return nil, st
+	}
 	if res.GenerationChanged(cur, next) {
 		next.SetGeneration(cur.GetGeneration() + 1)
 	}
 	if st := rs.validate(o, next, cur); st != nil {
+		return nil, st
+	}
+	if st := rs.admitValidatingWebhooks(ctx, o, next, cur); st != nil {
 		return nil, st
 	}
 	// What is stored, and compared with cur to tell a no-op, is what the

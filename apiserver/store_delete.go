@@ -274,6 +274,9 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 	if err := check(cur); err != nil {
 		return nil, false, err
 	}
+	if st := s.admitDeleteWebhooks(ctx, res, cur, opts); st != nil {
+		return nil, false, asError(st)
+	}
 	plan := s.planDeletion(res, cur, opts)
 	if len(opts.DryRun) > 0 {
 		switch {

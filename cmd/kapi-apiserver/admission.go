@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kapi-dev/kapi/apiserver"
@@ -46,4 +48,48 @@ func parseAdmissionPlugins(enable, disable string) ([]string, error) {
 		}
 	}
 	return off, nil
+}
+
+// webhookServiceMap is --webhook-service-map: each use maps a service,
+// "namespace/name" or "namespace/name:port", to a host:port address
+// (apiserver.Config.WebhookServiceMap).
+type webhookServiceMap map[string]string
+
+func (m *webhookServiceMap) String() string {
+	if m == nil {
+		return ""
+	}
+	keys := make([]string, 0, len(*m))
+	for k := range *m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + (*m)[k]
+	}
+	return strings.Join(keys, ",")
+}
+
+func (m *webhookServiceMap) Set(v string) error {
+	svc, addr, ok := strings.Cut(v, "=")
+	if !ok {
+		return fmt.Errorf("%q is not namespace/name[:port]=host:port", v)
+	}
+	ns, name, ok := strings.Cut(svc, "/")
+	if !ok || ns == "" || name == "" {
+		return fmt.Errorf("%q is not a service namespace/name[:port]", svc)
+	}
+	if n, port, hasPort := strings.Cut(name, ":"); hasPort {
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || n == "" {
+			return fmt.Errorf("%q is not a service namespace/name[:port]", svc)
+		}
+	}
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+		return fmt.Errorf("%q is not a host:port address", addr)
+	}
+	if *m == nil {
+		*m = webhookServiceMap{}
+	}
+	(*m)[svc] = addr
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -37,5 +38,21 @@ func TestParseAdmissionPlugins(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"--enable-admission-plugins=Nope"}, io.Discard); err == nil {
 		t.Error("an unknown plugin is accepted")
+	}
+}
+
+func TestWebhookServiceMapFlag(t *testing.T) {
+	o, err := parseFlags([]string{"--webhook-service-map=system/hook=127.0.0.1:9443", "--webhook-service-map", "system/other:8443=localhost:1"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"system/hook": "127.0.0.1:9443", "system/other:8443": "localhost:1"}
+	if !maps.Equal(o.webhookServices, want) {
+		t.Errorf("webhookServices = %v, want %v", o.webhookServices, want)
+	}
+	for _, bad := range []string{"hook=127.0.0.1:1", "system/hook", "system/hook=127.0.0.1", "/hook=h:1", "system/hook:x=h:1", "system/hook:0=h:1"} {
+		if _, err := parseFlags([]string{"--webhook-service-map=" + bad}, io.Discard); err == nil {
+			t.Errorf("--webhook-service-map=%s accepted", bad)
+		}
 	}
 }
