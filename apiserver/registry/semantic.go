@@ -121,66 +121,104 @@ func (r *Resource) StoredForm(obj Object) {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	clearEmpty(v.Elem())
+	if nv, changed := cleared(v.Elem()); changed {
+		v.Elem().Set(nv)
+	}
 }
 
-// clearEmpty sets every empty slice and map reachable from v (addressable)
-// to nil, byte slices excepted.
-func clearEmpty(v reflect.Value) {
+// cleared returns v with every empty slice and map reachable from it (byte
+// slices excepted) set to nil, and whether anything changed. It never
+// writes into v: what it changes it copies first, along the path to the
+// change, because an object being updated shares lists, maps and pointees
+// with the stored object it was made from, which watchers are encoding.
+func cleared(v reflect.Value) (reflect.Value, bool) {
 	switch v.Kind() {
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return
+			return v, false
 		}
 		if v.Len() == 0 {
-			if !v.IsNil() && v.CanSet() {
-				v.SetZero()
-			}
-			return
+			return reflect.Zero(v.Type()), !v.IsNil()
 		}
 		if !holdsContainers(v.Type().Elem()) {
-			return
+			return v, false
 		}
+		var out reflect.Value
 		for i := range v.Len() {
-			clearEmpty(v.Index(i))
-		}
-	case reflect.Map:
-		if v.Len() == 0 {
-			if !v.IsNil() && v.CanSet() {
-				v.SetZero()
-			}
-			return
-		}
-		et := v.Type().Elem()
-		if !holdsContainers(et) {
-			return
-		}
-		it := v.MapRange()
-		for it.Next() {
-			e := reflect.New(et).Elem()
-			e.Set(it.Value())
-			if (et.Kind() == reflect.Slice || et.Kind() == reflect.Map) && e.Len() == 0 {
-				// The entry stays (protobuf writes it), its value is read
-				// back as nil.
-				if !e.IsNil() {
-					v.SetMapIndex(it.Key(), reflect.Zero(et))
-				}
+			e, changed := cleared(v.Index(i))
+			if !changed {
 				continue
 			}
-			clearEmpty(e)
-			v.SetMapIndex(it.Key(), e)
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			clearEmpty(v.Elem())
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if f := v.Field(i); f.CanSet() {
-				clearEmpty(f)
+			if !out.IsValid() {
+				out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+				reflect.Copy(out, v)
 			}
+			out.Index(i).Set(e)
 		}
+		return orig(v, out)
+	case reflect.Map:
+		if v.Len() == 0 {
+			return reflect.Zero(v.Type()), !v.IsNil()
+		}
+		if !holdsContainers(v.Type().Elem()) {
+			return v, false
+		}
+		// An entry whose value is an empty list or map stays (protobuf
+		// writes it); its value is read back as nil.
+		var out reflect.Value
+		for it := v.MapRange(); it.Next(); {
+			e, changed := cleared(it.Value())
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeMapWithSize(v.Type(), v.Len())
+				for c := v.MapRange(); c.Next(); {
+					out.SetMapIndex(c.Key(), c.Value())
+				}
+			}
+			out.SetMapIndex(it.Key(), e)
+		}
+		return orig(v, out)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v, false
+		}
+		e, changed := cleared(v.Elem())
+		if !changed {
+			return v, false
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(e)
+		return p, true
+	case reflect.Struct:
+		var out reflect.Value
+		for i := range v.NumField() {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			f, changed := cleared(v.Field(i))
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(v.Type()).Elem()
+				out.Set(v)
+			}
+			out.Field(i).Set(f)
+		}
+		return orig(v, out)
 	}
+	return v, false
+}
+
+// orig returns out and true when cleared made a changed copy, v and false
+// otherwise.
+func orig(v, out reflect.Value) (reflect.Value, bool) {
+	if out.IsValid() {
+		return out, true
+	}
+	return v, false
 }
 
 // holdsContainers reports whether a value of type t may reach a slice or a

@@ -75,6 +75,33 @@ func TestStoredForm(t *testing.T) {
 	}
 }
 
+// TestStoredFormLeavesSharedValues: an updated object shares lists, maps
+// and pointees with the stored object it was made from (which watchers
+// encode at the same time), so StoredForm changes copies, never them.
+func TestStoredFormLeavesSharedValues(t *testing.T) {
+	reg := Builtin()
+	pods := reg.Get("", "v1", "pods")
+	stored := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Env: []corev1.EnvVar{}}},
+			SecurityContext: &corev1.PodSecurityContext{SupplementalGroups: []int64{}}},
+	}
+	before, err := json.Marshal(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *stored // shares Containers, Labels and SecurityContext
+	pods.StoredForm(&next)
+	assertJSON(t, &next, `{"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","resources":{}}],"securityContext":{}},"status":{}}`)
+	if stored.Spec.Containers[0].Env == nil || stored.Spec.SecurityContext.SupplementalGroups == nil {
+		t.Errorf("StoredForm cleared the stored object's lists: env %#v, supplementalGroups %#v", stored.Spec.Containers[0].Env, stored.Spec.SecurityContext.SupplementalGroups)
+	}
+	assertJSON(t, stored, string(before))
+	if testing.AllocsPerRun(10, func() { pods.StoredForm(&next) }) != 0 {
+		t.Error("StoredForm of an object with nothing to clear allocates (it copies what it need not)")
+	}
+}
+
 func assertJSON(t *testing.T, o any, want string) {
 	t.Helper()
 	b, err := json.Marshal(o)
