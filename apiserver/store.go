@@ -335,7 +335,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 	if o.DryRun {
 		// A dry run stores nothing but fails as the write would on a name
 		// that is taken.
-		_, err := rs.s.storageOf(rs.res).Get(ctx, rs.key(obj.GetNamespace(), obj.GetName()), storage.ReadOptions{})
+		_, err := rs.s.store.Get(ctx, rs.key(obj.GetNamespace(), obj.GetName()), storage.ReadOptions{}) // only whether it exists
 		switch {
 		case err == nil:
 			return nil, asError(metav1.NewAlreadyExists(rs.res.GroupResource(), obj.GetName()))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,7 +32,9 @@ type conversionHook struct {
 func newConversionHook(t *testing.T) *conversionHook {
 	h := &conversionHook{}
 	h.mode.Store("")
-	h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
+	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
+	h.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes refused on purpose
+	h.srv.StartTLS()
 	t.Cleanup(h.srv.Close)
 	return h
 }
@@ -196,6 +200,9 @@ func TestConversionWebhook(t *testing.T) {
 	if str(got, "apiVersion") != group+"/v1" || specNum(t, got, "size") != 5 {
 		t.Errorf("v2 object read in v1: %s", compact(got))
 	}
+	if !hookConverted(hook.requests(), "b", group+"/v1") {
+		t.Error("no review converted the object created in v2 to the storage version v1")
+	}
 
 	// A list in v2 converts every item.
 	list := expect(t, e.get(t, gearPath(group, "v2", ns)), http.StatusOK)
@@ -234,11 +241,23 @@ func TestConversionWebhook(t *testing.T) {
 		t.Errorf("patch in v2 answered %s", compact(got))
 	}
 
-	// Reads in the stored version never call the webhook.
+	// A server-side apply through v2 too.
+	n := len(hook.requests())
+	got = expect(t, e.patch(t, gearPath(group, "v2", ns, "a")+q("fieldManager", "conv", "force", "true"), applyPatch,
+		fmt.Sprintf(`{"apiVersion":"%s/v2","kind":"Gear","metadata":{"name":"a"},"spec":{"color":"blue"}}`, group)), http.StatusOK)
+	if str(got, "apiVersion") != group+"/v2" || specNum(t, got, "replicas") != 6 || str(got, "spec", "color") != "blue" {
+		t.Errorf("apply in v2 answered %s", compact(got))
+	}
+	if !hookConverted(hook.requests()[n:], "a", group+"/v1") {
+		t.Error("no review converted the object applied in v2 to the storage version v1")
+	}
+
+	// Reads in the stored version never call the webhook (a real server's
+	// watch caches of the other versions may convert meanwhile, to them).
 	before := len(hook.requests())
 	expect(t, e.get(t, gearPath(group, "v1", ns, "a")), http.StatusOK)
-	if n := len(hook.requests()); n != before {
-		t.Errorf("a read in the storage version sent %d reviews", n-before)
+	if hookConverted(hook.requests()[before:], "a", group+"/v1") {
+		t.Error("a read in the storage version sent a review")
 	}
 
 	// Only labels and annotations are taken from the converted metadata.
@@ -305,9 +324,35 @@ func TestConversionWebhook(t *testing.T) {
 		t.Errorf("object stored as v2 read in v1: %s", compact(got))
 	}
 
+	// The caBundle is what the server trusts: without it, the webhook's
+	// certificate is refused.
+	nocaGroup := "noca" + group
+	noca := gearCRD(nocaGroup, hook.srv.URL+"/convert", nil)
+	e.createCRDObject(t, noca)
+	e.waitCondition(t, "gears v2 to be served", func() bool { return e.get(t, gearPath(nocaGroup, "v2", ns)).Code == http.StatusOK })
+	expect(t, e.post(t, gearPath(nocaGroup, "v1", ns), gear(nocaGroup, "v1", "a", obj{"size": 3})), http.StatusCreated)
+	checkConversionStatus(t, e.get(t, gearPath(nocaGroup, "v2", ns, "a")), "read-no-ca-bundle", nocaGroup, ns)
+
 	// Webhook down.
 	hook.srv.Close()
 	checkConversionStatus(t, e.get(t, gearPath(group, "v2", ns, "a")), "read-down", group, ns)
+}
+
+// hookConverted reports whether one of reviews asked to convert the
+// object name to apiVersion.
+func hookConverted(reviews []obj, name, apiVersion string) bool {
+	for _, r := range reviews {
+		if str(r, "request", "desiredAPIVersion") != apiVersion {
+			continue
+		}
+		objects, _ := field(r, "request", "objects")
+		for _, o := range objects.([]any) {
+			if str(o.(obj), "metadata", "name") == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // conversionCaptures are kube-apiserver v1.37.2's answers
