@@ -296,6 +296,7 @@ type servedCRD struct {
 	resources   []*registry.Resource
 	terminating *atomic.Bool // shared with the resources' Admit
 	cleaning    bool
+	conv        *crdConverter // the conversion webhook's, crd_conversion.go
 }
 
 // startCRDs registers customresourcedefinitions (unless the registry has
@@ -482,7 +483,7 @@ func (c *crdController) registerLocked(crd *apiextensionsv1.CustomResourceDefini
 		c.crds[crd.Name] = sc
 	}
 	var next []*registry.Resource
-	conv := c.s.newCRDConverter(crd) // crd_conversion.go
+	conv := sc.converterFor(c.s, crd) // crd_conversion.go
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -556,6 +557,7 @@ func (c *crdController) unregisterLocked(name string) {
 	for _, r := range sc.resources {
 		c.s.reg.Remove(r.Group, r.Version, r.Resource)
 	}
+	sc.conv.closeIdle()
 	delete(c.crds, name)
 	c.s.localAPIServicesChanged() // apiservices.go
 }

@@ -12,9 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
@@ -63,31 +63,58 @@ const conversionTimeout = 30 * time.Second
 type crdConverter struct {
 	s             *Server
 	group, kind   string
-	cfg           apiextensionsv1.WebhookClientConfig
-	reviewVersion string // the ConversionReview version sent
-	// client is the endpoint and client, made on first use.
-	client func() (webhookEndpoint, error)
+	conversion    apiextensionsv1.CustomResourceConversion // what it was made from
+	reviewVersion string                                   // the ConversionReview version sent
+	ep            webhookEndpoint
+	epErr         error // why the webhook cannot be called
 }
 
-// newCRDConverter returns the converter of crd's webhook, nil when crd
-// does not convert through one.
-func (s *Server) newCRDConverter(crd *apiextensionsv1.CustomResourceDefinition) *crdConverter {
+// converterFor returns the converter of crd's webhook for sc, nil when crd
+// does not convert through one: sc's own while the CRD's conversion and
+// kind are unchanged (its connections kept), a new one otherwise (the old
+// one's idle connections closed).
+func (sc *servedCRD) converterFor(s *Server, crd *apiextensionsv1.CustomResourceDefinition) *crdConverter {
 	conv := crd.Spec.Conversion
+	kind := crd.Spec.Names.Kind
+	if crd.Status.AcceptedNames.Kind != "" {
+		kind = crd.Status.AcceptedNames.Kind
+	}
+	if old := sc.conv; old != nil {
+		if conv != nil && old.kind == kind && old.group == crd.Spec.Group && reflect.DeepEqual(old.conversion, *conv) {
+			return old
+		}
+		old.closeIdle()
+		sc.conv = nil
+	}
 	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil {
 		return nil
 	}
-	c := &crdConverter{s: s, group: crd.Spec.Group, kind: crd.Spec.Names.Kind, cfg: *conv.Webhook.ClientConfig.DeepCopy()}
-	if crd.Status.AcceptedNames.Kind != "" {
-		c.kind = crd.Status.AcceptedNames.Kind
-	}
+	c := &crdConverter{s: s, group: crd.Spec.Group, kind: kind, conversion: *conv.DeepCopy()}
 	for _, v := range conv.Webhook.ConversionReviewVersions {
 		if slices.Contains(conversionReviewVersions, v) {
 			c.reviewVersion = v
 			break
 		}
 	}
-	c.client = sync.OnceValues(func() (webhookEndpoint, error) { return s.conversionClient(c.cfg) })
+	c.ep, c.epErr = s.conversionClient(*conv.Webhook.ClientConfig)
+	sc.conv = c
 	return c
+}
+
+// closeIdle closes the idle connections to the webhook (c may be nil).
+func (c *crdConverter) closeIdle() {
+	if c != nil && c.ep.client != nil {
+		c.ep.client.CloseIdleConnections()
+	}
+}
+
+// closeConverters closes the idle connections of every CRD's webhook.
+func (c *crdController) closeConverters() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, sc := range c.crds {
+		sc.conv.closeIdle()
+	}
 }
 
 // webhookEndpoint is where a webhook is called, and the client calling it.
@@ -177,10 +204,10 @@ func (c *crdConverter) convert(ctx context.Context, o registry.Object, version s
 	if c.reviewVersion == "" {
 		return nil, fail(fmt.Errorf("webhook does not accept v1 or v1beta1 ConversionReview"))
 	}
-	ep, err := c.client()
-	if err != nil {
-		return nil, fail(err)
+	if c.epErr != nil {
+		return nil, fail(c.epErr)
 	}
+	ep := c.ep
 	uid := string(c.s.cfg.NewUID())
 	raw, err := json.Marshal(in.Object)
 	if err != nil {

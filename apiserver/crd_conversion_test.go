@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,11 +106,13 @@ func FuzzConversionResponse(f *testing.F) {
 	})
 }
 
-// TestConversionWatchFailure: a watch whose event cannot be converted ends
-// with an ERROR event carrying the Status a read would get.
-func TestConversionWatchFailure(t *testing.T) {
-	var failing atomic.Bool
-	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// testConversionHook is a conversion webhook that only sets apiVersion,
+// failing while failing is set; calls counts its reviews, conns the
+// connections made to it.
+func testConversionHook(t *testing.T, failing *atomic.Bool, calls *atomic.Int32) (hook *httptest.Server, conns *atomic.Int32) {
+	conns = new(atomic.Int32)
+	hook = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
 		var review struct {
 			Request struct {
 				UID               string            `json:"uid"`
@@ -132,15 +135,96 @@ func TestConversionWatchFailure(t *testing.T) {
 		}
 		_, _ = w.Write(conversionAnswer(review.Request.UID, status, "down for maintenance", objs...))
 	}))
-	defer hook.Close()
-	_, hs := newCRDTestServer(t)
+	hook.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hook.StartTLS()
+	t.Cleanup(hook.Close)
+	return hook, conns
+}
+
+// testGearCRD is a CRD of gears (v1 stored, v2) converted by hook.
+func testGearCRD(hook *httptest.Server) string {
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hook.Certificate().Raw})
 	caJSON, _ := json.Marshal(ca)
-	crd := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gears.test.kapi.dev"},
+	return fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gears.test.kapi.dev"},
 	  "spec":{"group":"test.kapi.dev","scope":"Namespaced","names":{"plural":"gears","kind":"Gear"},
 	  "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}},
 	              {"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}],
 	  "conversion":{"strategy":"Webhook","webhook":{"conversionReviewVersions":["v1"],"clientConfig":{"url":%q,"caBundle":%s}}}}}`, hook.URL, caJSON)
+}
+
+// TestConversionWebhookChange: a CRD whose webhook changes converts
+// through the new one at once.
+func TestConversionWebhookChange(t *testing.T) {
+	var failing atomic.Bool
+	var first, second atomic.Int32
+	hook1, conns1 := testConversionHook(t, &failing, &first)
+	hook2, _ := testConversionHook(t, &failing, &second)
+	_, hs := newCRDTestServer(t)
+	do := func(method, path, body string, want int) {
+		t.Helper()
+		req, _ := http.NewRequest(method, hs.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if method == http.MethodPatch {
+			req.Header.Set("Content-Type", "application/merge-patch+json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d, want %d", method, path, resp.StatusCode, want)
+		}
+	}
+	do(http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", testGearCRD(hook1), http.StatusCreated)
+	do(http.MethodPost, "/apis/test.kapi.dev/v1/namespaces/default/gears", `{"apiVersion":"test.kapi.dev/v1","kind":"Gear","metadata":{"name":"a"}}`, http.StatusCreated)
+	do(http.MethodGet, "/apis/test.kapi.dev/v2/namespaces/default/gears/a", "", http.StatusOK)
+	if first.Load() != 1 || second.Load() != 0 {
+		t.Fatalf("reviews %d and %d, want 1 and 0", first.Load(), second.Load())
+	}
+	// Kept while the conversion is unchanged.
+	do(http.MethodPatch, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gears.test.kapi.dev", `{"metadata":{"labels":{"a":"b"}}}`, http.StatusOK)
+	do(http.MethodGet, "/apis/test.kapi.dev/v2/namespaces/default/gears/a", "", http.StatusOK)
+	if first.Load() != 2 || conns1.Load() != 1 {
+		t.Fatalf("reviews to the first webhook %d on %d connections, want 2 on 1", first.Load(), conns1.Load())
+	}
+	do(http.MethodPut, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gears.test.kapi.dev", withResourceVersion(t, hs.URL, testGearCRD(hook2)), http.StatusOK)
+	do(http.MethodGet, "/apis/test.kapi.dev/v2/namespaces/default/gears/a", "", http.StatusOK)
+	if first.Load() != 2 || second.Load() != 1 {
+		t.Fatalf("after the change, reviews %d and %d, want 2 and 1", first.Load(), second.Load())
+	}
+}
+
+// withResourceVersion is crd with the stored CRD's resourceVersion.
+func withResourceVersion(t *testing.T, base, crd string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gears.test.kapi.dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var cur struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&cur)
+	return strings.Replace(crd, `"metadata":{"name":"gears.test.kapi.dev"}`,
+		fmt.Sprintf(`"metadata":{"name":"gears.test.kapi.dev","resourceVersion":%q}`, cur.Metadata.ResourceVersion), 1)
+}
+
+// TestConversionWatchFailure: a watch whose event cannot be converted ends
+// with an ERROR event carrying the Status a read would get.
+func TestConversionWatchFailure(t *testing.T) {
+	var failing atomic.Bool
+	var calls atomic.Int32
+	hook, _ := testConversionHook(t, &failing, &calls)
+	_, hs := newCRDTestServer(t)
+	crd := testGearCRD(hook)
 	post := func(path, body string) {
 		t.Helper()
 		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))

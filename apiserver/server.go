@@ -381,6 +381,9 @@ func (s *Server) Close() error {
 	if s.webhooks != nil {
 		s.webhooks.snap.Load().closeIdle()
 	}
+	if s.crds != nil {
+		s.crds.closeConverters() // crd_conversion.go
+	}
 	if s.ownStore {
 		return s.store.Close()
 	}
