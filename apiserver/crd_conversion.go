@@ -230,6 +230,10 @@ func (c *crdConverter) convert(ctx context.Context, o registry.Object, version s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	// A conversion can be sent again: on a kept connection the webhook
+	// closed meanwhile, the client retries on a new one (the nil header
+	// is not sent).
+	req.Header["Idempotency-Key"] = nil
 	resp, err := ep.client.Do(req)
 	if err != nil {
 		return nil, fail(err)

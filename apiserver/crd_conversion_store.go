@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,15 +69,35 @@ func (c *convertingStore) Get(ctx context.Context, key string, opts storage.Read
 	return c.served(ctx, o)
 }
 
+// List converts the items; a predicate (selectors) sees them converted, as
+// kube-apiserver filters the objects of the version read.
 func (c *convertingStore) List(ctx context.Context, prefix string, opts storage.ListOptions) (*storage.ListResult, error) {
+	converted := map[storage.Object]storage.Object{}
+	var failed error
+	if p := opts.Predicate; p != nil {
+		opts.Predicate = func(o storage.Object) bool {
+			v, err := c.served(ctx, o)
+			if err != nil {
+				failed = cmp.Or(failed, err)
+				return false
+			}
+			converted[o] = v
+			return p(v)
+		}
+	}
 	res, err := c.Interface.List(ctx, prefix, opts)
 	if err != nil {
 		return nil, err
 	}
+	if failed != nil {
+		return nil, failed
+	}
 	out := *res
 	out.Items = make([]storage.Object, len(res.Items))
 	for i, o := range res.Items {
-		if out.Items[i], err = c.served(ctx, o); err != nil {
+		if v, ok := converted[o]; ok {
+			out.Items[i] = v
+		} else if out.Items[i], err = c.served(ctx, o); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +156,16 @@ func (c *convertingStore) Delete(ctx context.Context, key string, pre *storage.P
 	return c.served(ctx, out)
 }
 
+// Watch converts the events; a predicate (selectors) sees the objects
+// converted (an object that cannot be converted passes it, so that the
+// failure ends the watch).
 func (c *convertingStore) Watch(ctx context.Context, prefix string, opts storage.WatchOptions) (storage.Watcher, error) {
+	if p := opts.Predicate; p != nil {
+		opts.Predicate = func(o storage.Object) bool {
+			v, err := c.served(ctx, o)
+			return err != nil || p(v)
+		}
+	}
 	w, err := c.Interface.Watch(ctx, prefix, opts)
 	if err != nil {
 		return nil, err

@@ -129,7 +129,8 @@ func gearCRD(group, url string, caBundle []byte) obj {
 			"names": obj{"plural": "gears", "singular": "gear", "kind": "Gear", "listKind": "GearList"},
 			"versions": []any{
 				obj{"name": "v1", "served": true, "storage": true, "schema": schema("size")},
-				obj{"name": "v2", "served": true, "storage": false, "schema": schema("replicas")},
+				obj{"name": "v2", "served": true, "storage": false, "schema": schema("replicas"),
+					"selectableFields": []any{obj{"jsonPath": ".spec.replicas"}}},
 			},
 			"conversion": obj{"strategy": "Webhook", "webhook": obj{
 				"conversionReviewVersions": []any{"v1", "v1beta1"},
@@ -215,11 +216,18 @@ func TestConversionWebhook(t *testing.T) {
 		t.Errorf("%d items, want 2", n)
 	}
 
-	// A watch in v2 sees v1 writes converted.
-	w := e.watch(t, gearPath(group, "v2", ns)+q("watch", "1", "resourceVersion", rv(list)))
+	// A field selector of v2 selects by the objects converted to v2.
+	selected := expect(t, e.get(t, gearPath(group, "v2", ns)+q("fieldSelector", "spec.replicas=5")), http.StatusOK)
+	if got := names(items(t, selected)); len(got) != 1 || got[0] != "b" {
+		t.Errorf("spec.replicas=5 selects %v, want [b]", got)
+	}
+
+	// A watch in v2 sees v1 writes converted (and selects by v2's fields).
+	w := e.watch(t, gearPath(group, "v2", ns)+q("watch", "1", "resourceVersion", rv(list), "fieldSelector", "spec.replicas=7"))
+	expect(t, e.post(t, gearPath(group, "v1", ns), gear(group, "v1", "c0", obj{"size": 8})), http.StatusCreated)
 	expect(t, e.post(t, gearPath(group, "v1", ns), gear(group, "v1", "c", obj{"size": 7})), http.StatusCreated)
 	ev := w.nextChange(t, 10*time.Second)
-	if ev.Type != "ADDED" || str(ev.Object, "apiVersion") != group+"/v2" || specNum(t, ev.Object, "replicas") != 7 {
+	if ev.Type != "ADDED" || name(ev.Object) != "c" || str(ev.Object, "apiVersion") != group+"/v2" || specNum(t, ev.Object, "replicas") != 7 {
 		t.Errorf("watch event %s %s", ev.Type, compact(ev.Object))
 	}
 	w.close()
