@@ -3,20 +3,17 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
-	"strconv"
 	"time"
 
+	admissionregistrationv1 "github.com/kapi-dev/kapi/api/admissionregistration/v1"
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/api/unstructured"
@@ -40,8 +37,8 @@ import (
 //     the wanted version are not sent;
 //   - a ConversionReview (apiextensions.k8s.io, the first of the CRD's
 //     conversionReviewVersions that the server speaks) is POSTed over HTTPS
-//     to the url, or to the service through serviceAddr, with the
-//     caBundle as root CAs and a 30 s timeout;
+//     to the url, or to the service at the address Config.WebhookServiceMap
+//     gives for it, with the caBundle as root CAs and a 30 s timeout;
 //   - the answer must carry the request's uid, a Success result, as many
 //     objects as sent, each of the desired apiVersion, kind, name and
 //     namespace; only their labels and annotations are kept of their
@@ -123,63 +120,16 @@ type webhookEndpoint struct {
 	client *http.Client
 }
 
-// conversionClient is the endpoint and HTTP client of a webhook's
-// clientConfig.
+// conversionClient is the endpoint and HTTP client of a conversion
+// webhook's clientConfig: the admission webhooks' (webhookClient), a
+// service reached through Config.WebhookServiceMap.
 func (s *Server) conversionClient(cc apiextensionsv1.WebhookClientConfig) (webhookEndpoint, error) {
-	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if len(cc.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(cc.CABundle) {
-			return webhookEndpoint{}, errors.New("unable to load root certificates: unable to parse bytes as PEM block")
-		}
-		tlsCfg.RootCAs = pool
+	ac := admissionregistrationv1.WebhookClientConfig{URL: cc.URL, CABundle: cc.CABundle}
+	if svc := cc.Service; svc != nil {
+		ac.Service = &admissionregistrationv1.ServiceReference{Namespace: svc.Namespace, Name: svc.Name, Path: svc.Path, Port: svc.Port}
 	}
-	tr := &http.Transport{TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
-	var endpoint string
-	switch {
-	case cc.URL != nil:
-		u, err := url.Parse(*cc.URL)
-		if err != nil {
-			return webhookEndpoint{}, err
-		}
-		endpoint = u.String()
-	case cc.Service != nil:
-		svc := cc.Service
-		port := int32(443)
-		if svc.Port != nil {
-			port = *svc.Port
-		}
-		host := svc.Name + "." + svc.Namespace + ".svc"
-		tlsCfg.ServerName = host
-		endpoint = "https://" + net.JoinHostPort(host, strconv.Itoa(int(port)))
-		if svc.Path != nil {
-			endpoint += *svc.Path
-		}
-		addr := s.serviceAddr(svc.Namespace, svc.Name, port)
-		if addr == "" {
-			return webhookEndpoint{}, fmt.Errorf("service \"%s/%s\" has no address", svc.Namespace, svc.Name)
-		}
-		d := &net.Dialer{}
-		tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, addr)
-		}
-	default:
-		return webhookEndpoint{}, errors.New("the webhook has neither a url nor a service")
-	}
-	return webhookEndpoint{url: endpoint, client: &http.Client{Transport: tr}}, nil
-}
-
-// serviceAddr is the local address ("host:port") that reaches port of the
-// service namespace/name, "" when none is known. kube-apiserver resolves
-// a service through its endpoints; kapi runs no pods behind services, so
-// the address must come from the user's mapping.
-//
-// TODO(issue 16, webhooks part): the mapping (Config.WebhookServiceMap,
-// flag --webhook-service-map) lands with the admission webhooks; until
-// then no service is reachable.
-func (s *Server) serviceAddr(namespace, name string, port int32) string {
-	_, _, _ = namespace, name, port
-	return ""
+	endpoint, client, err := s.webhookClient(ac)
+	return webhookEndpoint{url: endpoint, client: client}, err
 }
 
 // conversionError is a conversion that failed, in kube-apiserver's words.

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/apiserver"
 )
 
 // conversionHook is a CRD conversion webhook served over HTTPS on
@@ -23,24 +26,71 @@ import (
 // v1's spec.size is v2's spec.replicas. mode says how it answers.
 type conversionHook struct {
 	srv  *httptest.Server
-	mode atomic.Value // string: "", "fail", "count", "meta", "apiVersion"
+	mode atomic.Value // string: "", "fail", "count", "meta", "apiVersion", "uid", "labels"
+	ca   []byte       // the CA of the hook's certificate, when not httptest's
 
 	mu      sync.Mutex
 	reviews []obj // the requests received
 }
 
-func newConversionHook(t *testing.T) *conversionHook {
+// newConversionHook starts a hook with httptest's certificate, or with
+// cert (signed by ca) when given.
+func newConversionHook(t *testing.T, certAndCA ...any) *conversionHook {
 	h := &conversionHook{}
 	h.mode.Store("")
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
 	h.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes refused on purpose
+	if len(certAndCA) == 2 {
+		h.srv.TLS = &tls.Config{Certificates: []tls.Certificate{certAndCA[0].(tls.Certificate)}}
+		h.ca = certAndCA[1].([]byte)
+	}
 	h.srv.StartTLS()
 	t.Cleanup(h.srv.Close)
 	return h
 }
 
 func (h *conversionHook) caBundle() []byte {
+	if h.ca != nil {
+		return h.ca
+	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})
+}
+
+// TestConversionWebhookServiceMap: a conversion webhook configured with a
+// service is reached at the address the in-process server's
+// WebhookServiceMap gives, with the service's TLS server name.
+func TestConversionWebhookServiceMap(t *testing.T) {
+	t.Parallel()
+	if !target.inProcess {
+		t.Skip("the service map is the in-process server's (Config.WebhookServiceMap)")
+	}
+	caPEM, cert := serviceCert(t, "conv.conversion-system.svc")
+	hook := newConversionHook(t, cert, caPEM)
+	e := withDefaults(t, func(c *apiserver.Config) {
+		c.WebhookServiceMap = map[string]string{"conversion-system/conv:8443": hook.srv.Listener.Addr().String()}
+	})
+	ns := e.namespace(t)
+	group := "convsvc" + randomSuffix() + ".conformance.kapi.dev"
+	crd := gearCRD(group, "", hook.caBundle())
+	crd["spec"].(obj)["conversion"].(obj)["webhook"].(obj)["clientConfig"] = obj{"caBundle": hook.caBundle(),
+		"service": obj{"namespace": "conversion-system", "name": "conv", "port": 8443, "path": "/convert"}}
+	e.createCRDObject(t, crd)
+	expect(t, e.post(t, gearPath(group, "v1", ns), gear(group, "v1", "a", obj{"size": 3})), http.StatusCreated)
+	got := expect(t, e.get(t, gearPath(group, "v2", ns, "a")), http.StatusOK)
+	if specNum(t, got, "replicas") != 3 {
+		t.Errorf("read in v2 through the service: %s", compact(got))
+	}
+	// A service the map does not know cannot be called.
+	crd = gearCRD("other"+group, "", hook.caBundle())
+	crd["spec"].(obj)["conversion"].(obj)["webhook"].(obj)["clientConfig"] = obj{"caBundle": hook.caBundle(),
+		"service": obj{"namespace": "conversion-system", "name": "other"}}
+	e.createCRDObject(t, crd)
+	expect(t, e.post(t, gearPath("other"+group, "v1", ns), gear("other"+group, "v1", "a", obj{"size": 3})), http.StatusCreated)
+	r := e.get(t, gearPath("other"+group, "v2", ns, "a"))
+	if r.Code != http.StatusInternalServerError || !strings.Contains(string(r.Body),
+		`conversion webhook for other`+group+`/v1, Kind=Gear failed: service \"conversion-system/other\" has no address`) {
+		t.Errorf("read through an unmapped service: %s", r)
+	}
 }
 
 func (h *conversionHook) requests() []obj {
