@@ -202,6 +202,7 @@ func validateCRD(crd, old *apiextensionsv1.CustomResourceDefinition) metav1.Fiel
 		default:
 			errs = append(errs, metav1.FieldNotSupported("spec.conversion.strategy", string(c.Strategy), []string{"None", "Webhook"}))
 		}
+		errs = append(errs, validateCRDConversion(c)...) // crd_conversion.go
 	}
 	if old != nil {
 		if spec.Group != old.Spec.Group {
@@ -295,6 +296,7 @@ type servedCRD struct {
 	resources   []*registry.Resource
 	terminating *atomic.Bool // shared with the resources' Admit
 	cleaning    bool
+	conv        *crdConverter // the conversion webhook's, crd_conversion.go
 }
 
 // startCRDs registers customresourcedefinitions (unless the registry has
@@ -481,6 +483,7 @@ func (c *crdController) registerLocked(crd *apiextensionsv1.CustomResourceDefini
 		c.crds[crd.Name] = sc
 	}
 	var next []*registry.Resource
+	conv := sc.converterFor(c.s, crd) // crd_conversion.go
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -488,6 +491,9 @@ func (c *crdController) registerLocked(crd *apiextensionsv1.CustomResourceDefini
 		r, err := registry.CustomResource(crd, v.Name)
 		if err != nil {
 			return err
+		}
+		if conv != nil {
+			r.Convert = conv.convert
 		}
 		term, gr := sc.terminating, metav1.GroupResource{Group: r.Group, Resource: r.Resource}
 		r.Admit = func(obj, old registry.Object) *metav1.Status {
@@ -533,8 +539,9 @@ func sameResources(a, b []*registry.Resource) bool {
 			!slices.Equal(x.ShortNames, y.ShortNames) || !slices.Equal(x.Categories, y.Categories) ||
 			!reflect.DeepEqual(x.Schema, y.Schema) || !reflect.DeepEqual(x.PrinterColumns, y.PrinterColumns) ||
 			!reflect.DeepEqual(x.Scale, y.Scale) ||
-			// Selectable fields live in closures: always rebuilt.
-			x.SelectableFields != nil || y.SelectableFields != nil {
+			// Selectable fields and converters live in closures: always
+			// rebuilt.
+			x.SelectableFields != nil || y.SelectableFields != nil || x.Convert != nil || y.Convert != nil {
 			return false
 		}
 	}
@@ -550,6 +557,7 @@ func (c *crdController) unregisterLocked(name string) {
 	for _, r := range sc.resources {
 		c.s.reg.Remove(r.Group, r.Version, r.Resource)
 	}
+	sc.conv.closeIdle()
 	delete(c.crds, name)
 	c.s.localAPIServicesChanged() // apiservices.go
 }

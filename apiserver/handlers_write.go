@@ -192,7 +192,7 @@ func (h *handler) deleteCollection() {
 	_ = lopts
 	ctx := h.r.Context()
 	rs := h.store()
-	result, err := h.s.store.List(ctx, rs.key(h.ri.Namespace, ""), storage.ListOptions{Predicate: pred})
+	result, err := h.s.storageOf(h.res).List(ctx, rs.key(h.ri.Namespace, ""), storage.ListOptions{Predicate: pred})
 	if err != nil {
 		h.fail(h.storageStatus(err, ""))
 		return

@@ -200,14 +200,15 @@ type Config struct {
 	AdvertiseAddress netip.Addr
 	AdvertisePort    int
 
-	// WebhookServiceMap is where the admission webhooks configured with a
-	// clientConfig.service are reached, as envtest rewrites them: keys are
+	// WebhookServiceMap is where the admission webhooks and CRD conversion
+	// webhooks configured with a clientConfig.service are reached, as
+	// envtest rewrites them: keys are
 	// "namespace/name" or "namespace/name:port" (the service's port, 443
 	// when the webhook gives none; it wins over the key without one),
 	// values host:port addresses. The TLS server name checked is the
 	// service's, name.namespace.svc, as kube-apiserver checks it. A
 	// webhook whose service is not mapped cannot be called (its
-	// failurePolicy decides). Default none. Webhooks configured with a url
+	// failurePolicy decides; a conversion fails). Default none. Webhooks configured with a url
 	// are called at it.
 	WebhookServiceMap map[string]string
 }
@@ -380,6 +381,9 @@ func (s *Server) Close() error {
 	s.wg.Wait()
 	if s.webhooks != nil {
 		s.webhooks.snap.Load().closeIdle()
+	}
+	if s.crds != nil {
+		s.crds.closeConverters() // crd_conversion.go
 	}
 	if s.ownStore {
 		return s.store.Close()

@@ -269,14 +269,14 @@ func storageStatus(res *registry.Resource, err error, name string, requestedRV u
 
 // Get reads the named object.
 func (rs resourceStore) Get(ctx context.Context, namespace, name string, ro storage.ReadOptions) (storage.Object, error) {
-	obj, err := rs.s.store.Get(ctx, rs.key(namespace, name), ro)
+	obj, err := rs.s.storageOf(rs.res).Get(ctx, rs.key(namespace, name), ro)
 	return obj, rs.fail(err, name, ro.ResourceVersion)
 }
 
 // List lists the objects in namespace (all when ""). Custom resources'
 // items carry the version they are read in.
 func (rs resourceStore) List(ctx context.Context, namespace string, lo storage.ListOptions) (*storage.ListResult, error) {
-	result, err := rs.s.store.List(ctx, rs.key(namespace, ""), lo)
+	result, err := rs.s.storageOf(rs.res).List(ctx, rs.key(namespace, ""), lo)
 	if err != nil {
 		return result, rs.fail(err, "", lo.ResourceVersion)
 	}
@@ -335,7 +335,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 	if o.DryRun {
 		// A dry run stores nothing but fails as the write would on a name
 		// that is taken.
-		_, err := rs.s.store.Get(ctx, rs.key(obj.GetNamespace(), obj.GetName()), storage.ReadOptions{})
+		_, err := rs.s.store.Get(ctx, rs.key(obj.GetNamespace(), obj.GetName()), storage.ReadOptions{}) // only whether it exists
 		switch {
 		case err == nil:
 			return nil, asError(metav1.NewAlreadyExists(rs.res.GroupResource(), obj.GetName()))
@@ -357,7 +357,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 // if it is taken; a name the client chose is not.
 func (rs resourceStore) storeCreate(ctx context.Context, obj registry.Object, generated bool) (registry.Object, error) {
 	for attempt := 0; ; attempt++ {
-		created, err := rs.s.store.Create(ctx, rs.key(obj.GetNamespace(), obj.GetName()), obj)
+		created, err := rs.s.storageOf(rs.res).Create(ctx, rs.key(obj.GetNamespace(), obj.GetName()), obj)
 		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || !generated || attempt == 4 {
 			return created, err
 		}
@@ -463,7 +463,7 @@ func (rs resourceStore) update(ctx context.Context, namespace, name string, allo
 	}
 	if o.DryRun {
 		var cur storage.Object
-		cur, err = rs.s.store.Get(ctx, key, storage.ReadOptions{})
+		cur, err = rs.s.storageOf(rs.res).Get(ctx, key, storage.ReadOptions{})
 		if errors.Is(err, storage.ErrNotFound) && allowCreate {
 			cur, err = nil, nil
 		}
@@ -814,7 +814,7 @@ func completesDeletion(cur, next storage.Object) bool {
 // answers).
 func (s *Server) updateOrFinish(ctx context.Context, res *registry.Resource, key string, allowCreate bool, pre *storage.Preconditions, tryUpdate func(storage.Object) (storage.Object, error)) (storage.Object, error) {
 	for attempt := 0; ; attempt++ {
-		out, err := s.store.GuaranteedUpdate(ctx, key, allowCreate, pre, func(cur storage.Object) (storage.Object, error) {
+		out, err := s.storageOf(res).GuaranteedUpdate(ctx, key, allowCreate, pre, func(cur storage.Object) (storage.Object, error) {
 			next, err := tryUpdate(cur)
 			if err == nil && completesDeletion(cur, next) {
 				return nil, &errEmptiedFinalizers{next: next, rv: cur.GetResourceVersion()}
@@ -825,7 +825,7 @@ func (s *Server) updateOrFinish(ctx context.Context, res *registry.Resource, key
 		if !errors.As(err, &done) {
 			return out, err
 		}
-		remove := s.store.Delete
+		remove := s.storageOf(res).Delete
 		if res.Group == crdGroup && res.Resource == crdResourceName && s.crds != nil {
 			// An update that empties a terminating CRD's finalizers
 			// removes it, as any object's; crdStore's Delete would mark

@@ -267,7 +267,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 		}
 		return nil
 	}
-	cur, err := s.store.Get(ctx, key, storage.ReadOptions{})
+	cur, err := s.storageOf(res).Get(ctx, key, storage.ReadOptions{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -298,7 +298,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 		return cur, false, nil
 	}
 	if plan.next != nil {
-		out, err := s.store.GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
+		out, err := s.storageOf(res).GuaranteedUpdate(ctx, key, false, nil, func(cur storage.Object) (storage.Object, error) {
 			if err := check(cur); err != nil {
 				return nil, err
 			}
@@ -320,7 +320,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 		// A graceful deletion with no period left: the marked object goes
 		// now, as kube-apiserver deletes it after that write.
 		rv := out.GetResourceVersion()
-		removed, err := s.store.Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)
+		removed, err := s.storageOf(res).Delete(ctx, key, &storage.Preconditions{ResourceVersion: &rv}, nil)
 		if errors.Is(err, storage.ErrNotFound) {
 			return out, true, nil // someone else removed it meanwhile
 		}
@@ -330,7 +330,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 		s.removed(ctx, res, removed)
 		return removed, true, nil
 	}
-	out, err := s.store.Delete(ctx, key, nil, func(cur storage.Object) error {
+	out, err := s.storageOf(res).Delete(ctx, key, nil, func(cur storage.Object) error {
 		if p := s.planDeletion(res, cur, opts); !p.remove || p.next != nil {
 			return errDeleteRetry // finalizers appeared meanwhile
 		}

@@ -94,7 +94,7 @@ func (h *handler) watch() {
 	}
 	h.w.Header().Set("Transfer-Encoding", "chunked")
 
-	watcher, err := h.s.store.Watch(ctx, h.key(h.ri.Namespace, ""), wo)
+	watcher, err := h.s.storageOf(h.res).Watch(ctx, h.key(h.ri.Namespace, ""), wo)
 	if err != nil {
 		if errors.Is(err, storage.ErrExpired) {
 			// What kube-apiserver does (golden 104): 200, then one ERROR event.
@@ -134,8 +134,8 @@ func (h *handler) watch() {
 		var obj metav1.Object
 		switch ev.Type {
 		case storage.Failed:
-			if errors.Is(ev.Err, storage.ErrExpired) {
-				h.writeWatchStatus(enc, protobuf, metav1.NewWatchExpired())
+			if st := watchFailureStatus(ev.Err); st != nil {
+				h.writeWatchStatus(enc, protobuf, st)
 			}
 			return // a slow watcher: end the stream, the client re-watches
 		case storage.Bookmark:

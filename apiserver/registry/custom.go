@@ -21,8 +21,11 @@ import (
 //   - names come from the CRD's status.acceptedNames, or from spec.names
 //     while none are accepted;
 //   - every version stores under the same key prefix, in the storage
-//     version: PrepareForCreate and PrepareForUpdate set apiVersion to it and
-//     WithTypeMeta rewrites it to the version read (conversion strategy None);
+//     version: with conversion strategy None, PrepareForCreate and
+//     PrepareForUpdate set apiVersion to it and WithTypeMeta rewrites it to
+//     the version read; with strategy Webhook they set the version written,
+//     and the server converts objects through Resource.Convert, which the
+//     caller sets;
 //   - Default prunes the fields the version's schema does not know and sets
 //     its defaults; Validate checks the object against the schema, the
 //     x-kubernetes-list-type sets and maps, then (unless the schema errors
@@ -107,6 +110,11 @@ func CustomResource(crd *apiextensionsv1.CustomResourceDefinition, version strin
 	}
 
 	storageGV := unstructured.JoinAPIVersion(crd.Spec.Group, storage)
+	if c := crd.Spec.Conversion; c != nil && c.Strategy == apiextensionsv1.WebhookConverter {
+		// Objects stay in the version they are written in until the
+		// server converts them for storage (Resource.Convert).
+		storageGV = r.GroupVersion()
+	}
 	kind := names.Kind
 	sch := r.Schema
 	r.New = func() Object { return &unstructured.Unstructured{Object: map[string]any{}} }

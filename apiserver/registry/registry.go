@@ -238,6 +238,12 @@ type Resource struct {
 	// events.k8s.io Events as core Events and autoscaling/v1
 	// HorizontalPodAutoscalers as v2 ones.
 	StoredAs *StoredAs
+	// Convert, when set, converts an object of the resource's group and kind
+	// to version, returning obj itself when it is in that version (a custom
+	// resource whose CRD converts through a webhook): the server reads
+	// objects through it in Version and writes them in StorageVersion.
+	// Without it, objects are stored as they are written.
+	Convert func(ctx context.Context, obj Object, version string) (Object, error)
 	// StorageVersion is the version objects are stored in when it is not
 	// Version (a custom resource served in several versions); discovery
 	// hashes it into storageVersionHash.

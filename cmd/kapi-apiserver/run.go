@@ -67,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	advertise := fs.String("advertise-address", "", "IP `address` the kubernetes Service's Endpoints point at, not a loopback one (default the listen address, or else the host's first non-loopback IPv4 address, or else 192.0.2.1)")
 	enableAdmission := fs.String("enable-admission-plugins", "", "admission `plugins` to enable in addition to the default ones, as kube-apiserver's flag (kapi implements only the default ones: "+strings.Join(apiserver.DefaultAdmissionPlugins, ", ")+")")
 	disableAdmission := fs.String("disable-admission-plugins", "", "admission `plugins` to disable although they are enabled by default, as kube-apiserver's flag (comma-separated names)")
-	fs.Var(&o.webhookServices, "webhook-service-map", "where admission webhooks configured with a service are reached, as envtest rewrites them: `namespace/name[:port]=host:port` (repeatable; the port is the service's, 443 by default)")
+	fs.Var(&o.webhookServices, "webhook-service-map", "where admission and CRD conversion webhooks configured with a service are reached, as envtest rewrites them: `namespace/name[:port]=host:port` (repeatable; the port is the service's, 443 by default)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory).\n\nFlags:\n")
 		fs.PrintDefaults()
