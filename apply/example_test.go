@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"maps"
+	"slices"
 
 	appsv1 "github.com/kapi-dev/kapi/api/apps/v1"
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
@@ -51,8 +53,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// (managedFields are ordered by time, to the second: print by manager.)
+	owns := map[string]string{}
 	for _, e := range d.ManagedFields {
-		fmt.Printf("%s owns %s\n", e.Manager, e.FieldsV1.Raw)
+		owns[e.Manager] = string(e.FieldsV1.Raw)
+	}
+	for _, m := range slices.Sorted(maps.Keys(owns)) {
+		fmt.Printf("%s owns %s\n", m, owns[m])
 	}
 
 	// Later, it reads back what it owns, typed, and scales again.

@@ -183,15 +183,17 @@ func ExampleResource_Apply() {
 		log.Fatal(err)
 	}
 	fmt.Println(got.Data["replicas"], got.Data["mode"])
+	// managedFields are ordered by time (to the second), then by manager.
+	managers := map[string]string{}
 	for _, m := range got.ManagedFields {
-		fmt.Println(m.Manager, m.Operation)
+		managers[m.Manager] = string(m.Operation)
 	}
+	fmt.Println(managers)
 	// Output:
 	// true
 	// Apply failed with 1 conflict: conflict with "deployer": .data.replicas
 	// 5 fast
-	// autoscaler Apply
-	// deployer Apply
+	// map[autoscaler:Apply deployer:Apply]
 }
 
 // Patch sends a JSON, merge or strategic merge patch; a strategic merge
