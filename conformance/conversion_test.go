@@ -224,6 +224,7 @@ func TestConversionWebhook(t *testing.T) {
 	group := "conv" + randomSuffix() + ".conformance.kapi.dev"
 	crd := gearCRD(group, hook.srv.URL+"/convert", hook.caBundle())
 	e.createCRDObject(t, crd)
+	e.deleteCRDAtEnd(t, "gears."+group) // before the hook closes: its objects stored as v1 must be converted to be deleted
 	e.waitCondition(t, "gears v2 to be served", func() bool { return e.get(t, gearPath(group, "v2", ns)).Code == http.StatusOK })
 
 	// Created in v1 (stored as is), read in v2 through the webhook.
@@ -383,17 +384,54 @@ func TestConversionWebhook(t *testing.T) {
 	}
 
 	// The caBundle is what the server trusts: without it, the webhook's
-	// certificate is refused.
+	// certificate is refused. (The CRD and its object stay in v1, the
+	// storage version, so that deleting them needs no conversion.)
 	nocaGroup := "noca" + group
 	noca := gearCRD(nocaGroup, hook.srv.URL+"/convert", nil)
 	e.createCRDObject(t, noca)
+	e.deleteCRDAtEnd(t, "gears."+nocaGroup)
 	e.waitCondition(t, "gears v2 to be served", func() bool { return e.get(t, gearPath(nocaGroup, "v2", ns)).Code == http.StatusOK })
 	expect(t, e.post(t, gearPath(nocaGroup, "v1", ns), gear(nocaGroup, "v1", "a", obj{"size": 3})), http.StatusCreated)
 	checkConversionStatus(t, e.get(t, gearPath(nocaGroup, "v2", ns, "a")), "read-no-ca-bundle", nocaGroup, ns)
 
-	// Webhook down.
-	hook.srv.Close()
-	checkConversionStatus(t, e.get(t, gearPath(group, "v2", ns, "a")), "read-down", group, ns)
+	// Webhook down: a CRD of its own with a hook of its own, its object
+	// stored in the storage version v1 (the first CRD's objects stored as
+	// v1 need the first hook to be deleted now that v2 is stored).
+	downHook := newConversionHook(t)
+	downGroup := "down" + group
+	e.createCRDObject(t, gearCRD(downGroup, downHook.srv.URL+"/convert", downHook.caBundle()))
+	e.deleteCRDAtEnd(t, "gears."+downGroup)
+	e.waitCondition(t, "gears v2 to be served", func() bool { return e.get(t, gearPath(downGroup, "v2", ns)).Code == http.StatusOK })
+	expect(t, e.post(t, gearPath(downGroup, "v1", ns), gear(downGroup, "v1", "a", obj{"size": 3})), http.StatusCreated)
+	downHook.srv.Close()
+	checkConversionStatus(t, e.get(t, gearPath(downGroup, "v2", ns, "a")), "read-down", downGroup, ns)
+}
+
+// deleteCRDAtEnd deletes the CRD name when the test ends and waits for it
+// to be gone, before the cleanups registered earlier run (the namespace's
+// deletion, the conversion hook's close): a real server's finalizer
+// deletes the CRD's objects in the storage version, through the webhook
+// for those stored in another version, and the namespace controller
+// cannot delete objects it cannot convert either.
+func (e *env) deleteCRDAtEnd(t *testing.T, name string) {
+	t.Cleanup(func() {
+		if r := e.del(t, crdPath+"/"+name, nil); r.Code != http.StatusOK && r.Code != http.StatusNotFound {
+			t.Errorf("deleting CRD %s:\n%s", name, r)
+			return
+		}
+		deadline := time.NewTimer(e.within(60 * time.Second))
+		defer deadline.Stop()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for e.get(t, crdPath+"/"+name).Code != http.StatusNotFound {
+			select {
+			case <-deadline.C:
+				t.Errorf("CRD %s still there after its deletion: %s", name, e.get(t, crdPath+"/"+name))
+				return
+			case <-tick.C:
+			}
+		}
+	})
 }
 
 // hookConverted reports whether one of reviews asked to convert the
