@@ -314,6 +314,9 @@ func (s *Server) admitValidating(ctx context.Context, res *registry.Resource, ob
 			return st
 		}
 	}
+	if st := s.admitPolicies(ctx, res, obj, old, o); st != nil {
+		return st
+	}
 	if s.admissionOn("ResourceQuota") && res.Namespaced && !res.Custom { // custom resources' counts: not yet
 		if err := s.chargeQuota(ctx, res, obj, old, o.DryRun); err != nil {
 			var se *statusError

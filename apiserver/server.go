@@ -249,6 +249,7 @@ type Server struct {
 	encoded  *encodeCache
 	managers sync.Map       // managerKey -> *fieldmanager.Manager (managed.go)
 	crds     *crdController // serves the resources of CustomResourceDefinitions
+	policies *policyIndex   // the ValidatingAdmissionPolicies and bindings (policy.go)
 
 	ctx        context.Context
 	cancel     context.CancelFunc
@@ -328,6 +329,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.startWebhooks() // stopped by Close (webhook.go)
+	if err := s.startPolicies(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if !cfg.SkipSystemNamespaces {
 		if err := s.createSystemNamespaces(); err != nil {
 			s.Close()

@@ -1,0 +1,647 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
+	admissionv1 "github.com/kapi-dev/kapi/api/admissionregistration/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/internal/cel"
+	"github.com/kapi-dev/kapi/internal/kjson"
+	"github.com/kapi-dev/kapi/selector"
+)
+
+// # Admission policies
+//
+// ValidatingAdmissionPolicies and their bindings are enforced in the
+// validating admission phase (admitValidating), after PodSecurity and
+// before ResourceQuota, as kube-apiserver's ValidatingAdmissionPolicy
+// plugin, on creates and updates of resources (not subresources):
+//
+//   - a binding applies when its policy's matchConstraints and its own
+//     matchResources match the request (resourceRules and
+//     excludeResourceRules with operations, groups, versions, resources,
+//     resource names and scope; namespaceSelector on the namespace's
+//     labels, or a Namespace's own; objectSelector on the new or old
+//     object's labels);
+//   - its params are the object paramRef names (or those its selector
+//     selects) of the policy's paramKind, in paramRef's namespace or the
+//     request's; none found is a denial with parameterNotFoundAction Deny
+//     and nothing with Allow;
+//   - matchConditions select the requests the validations see, variables
+//     are evaluated in order, then every validation and audit annotation;
+//   - a validation that is false is a failure worded by its
+//     messageExpression, message or expression, with its reason (Invalid
+//     when unset) choosing the status code; an expression that fails to
+//     compile or evaluate, like missing params, fails the request under
+//     failurePolicy Fail and is ignored under Ignore;
+//   - each failure goes to the binding's validationActions: Deny refuses
+//     the request (with the first failure, worded as kube-apiserver's),
+//     Warn adds a Warning header, Audit would annotate the audit event
+//     (kapi writes no audit log).
+//
+// The policies and bindings are kept in an index that the server's store
+// updates on every write of one (policyStore), so a policy takes effect on
+// the next request after it is written; a policy's expressions are
+// compiled once per generation, on its first use.
+
+const (
+	policyGroup           = "admissionregistration.k8s.io"
+	policyResource        = "validatingadmissionpolicies"
+	policyBindingResource = "validatingadmissionpolicybindings"
+)
+
+var (
+	policyPrefix        = keyOf(policyGroup, policyResource, "", "")
+	policyBindingPrefix = keyOf(policyGroup, policyBindingResource, "", "")
+)
+
+// policyIndex holds the stored policies and bindings.
+type policyIndex struct {
+	mu       sync.RWMutex
+	policies map[string]*policyEntry                                  // by name
+	bindings map[string]*admissionv1.ValidatingAdmissionPolicyBinding // by name
+}
+
+// policyEntry is one generation of a policy, compiled on first use.
+type policyEntry struct {
+	policy   *admissionv1.ValidatingAdmissionPolicy
+	once     sync.Once
+	compiled *compiledPolicy
+}
+
+func (e *policyEntry) get() *compiledPolicy {
+	e.once.Do(func() { e.compiled = compilePolicy(&e.policy.Spec) })
+	return e.compiled
+}
+
+// put records a stored policy or binding (deleted: removes it).
+func (x *policyIndex) put(key string, obj storage.Object, deleted bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case strings.HasPrefix(key, policyPrefix):
+		name := strings.TrimPrefix(key, policyPrefix)
+		p, ok := obj.(*admissionv1.ValidatingAdmissionPolicy)
+		if deleted || !ok {
+			delete(x.policies, name)
+			return
+		}
+		if cur := x.policies[name]; cur != nil && cur.policy.UID == p.UID && cur.policy.Generation == p.Generation {
+			return // a status write: the spec is the same
+		}
+		x.policies[name] = &policyEntry{policy: p}
+	case strings.HasPrefix(key, policyBindingPrefix):
+		name := strings.TrimPrefix(key, policyBindingPrefix)
+		b, ok := obj.(*admissionv1.ValidatingAdmissionPolicyBinding)
+		if deleted || !ok {
+			delete(x.bindings, name)
+			return
+		}
+		x.bindings[name] = b
+	}
+}
+
+// boundPolicy is a binding with its policy.
+type boundPolicy struct {
+	binding *admissionv1.ValidatingAdmissionPolicyBinding
+	policy  *policyEntry
+}
+
+// snapshot returns the bindings whose policy exists, by policy then
+// binding name.
+func (x *policyIndex) snapshot() []boundPolicy {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make([]boundPolicy, 0, len(x.bindings))
+	for _, b := range x.bindings {
+		if p := x.policies[b.Spec.PolicyName]; p != nil {
+			out = append(out, boundPolicy{b, p})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.policy.policy.Name != b.policy.policy.Name {
+			return a.policy.policy.Name < b.policy.policy.Name
+		}
+		return a.binding.Name < b.binding.Name
+	})
+	return out
+}
+
+// policyStore is the server's store with the policy index kept current:
+// every write of a policy or binding updates it before the write returns.
+type policyStore struct {
+	storage.Interface
+	x *policyIndex
+}
+
+func isPolicyKey(key string) bool {
+	return strings.HasPrefix(key, policyPrefix) || strings.HasPrefix(key, policyBindingPrefix)
+}
+
+func (w *policyStore) Create(ctx context.Context, key string, obj storage.Object) (storage.Object, error) {
+	out, err := w.Interface.Create(ctx, key, obj)
+	if err == nil && isPolicyKey(key) {
+		w.x.put(key, out, false)
+	}
+	return out, err
+}
+
+func (w *policyStore) GuaranteedUpdate(ctx context.Context, key string, allowCreate bool, pre *storage.Preconditions,
+	tryUpdate func(storage.Object) (storage.Object, error)) (storage.Object, error) {
+	out, err := w.Interface.GuaranteedUpdate(ctx, key, allowCreate, pre, tryUpdate)
+	if err == nil && isPolicyKey(key) {
+		w.x.put(key, out, false)
+	}
+	return out, err
+}
+
+func (w *policyStore) Delete(ctx context.Context, key string, pre *storage.Preconditions, validate func(storage.Object) error) (storage.Object, error) {
+	out, err := w.Interface.Delete(ctx, key, pre, validate)
+	if err == nil && isPolicyKey(key) {
+		w.x.put(key, out, true)
+	}
+	return out, err
+}
+
+// startPolicies puts the policy index on the store and fills it with the
+// policies and bindings already stored.
+func (s *Server) startPolicies() error {
+	x := &policyIndex{policies: map[string]*policyEntry{}, bindings: map[string]*admissionv1.ValidatingAdmissionPolicyBinding{}}
+	for _, prefix := range []string{policyPrefix, policyBindingPrefix} {
+		list, err := s.store.List(s.ctx, prefix, storage.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("apiserver: listing admission policies: %w", err)
+		}
+		for _, o := range list.Items {
+			x.put(prefix+o.GetName(), o, false)
+		}
+	}
+	s.policies = x
+	s.store = &policyStore{Interface: s.store, x: x}
+	return nil
+}
+
+// compiledPolicy is a policy's expressions, compiled. An expression that
+// does not compile is kept with its error, which fails the requests it
+// would run on (under the failure policy).
+type compiledPolicy struct {
+	failOpen    bool // failurePolicy Ignore
+	conditions  []compiledExpr
+	varNames    []string
+	vars        []compiledExpr
+	validations []compiledValidation
+	audits      []compiledExpr
+}
+
+type compiledExpr struct {
+	src  string
+	expr *cel.Expression
+	err  error
+}
+
+type compiledValidation struct {
+	compiledExpr
+	src     admissionv1.Validation
+	message compiledExpr // messageExpression, when set
+}
+
+func compileExpr(src string, want *types.Type) compiledExpr {
+	e, err := cel.CompilePolicyExpression(src, want)
+	return compiledExpr{src: src, expr: e, err: err}
+}
+
+func compilePolicy(spec *admissionv1.ValidatingAdmissionPolicySpec) *compiledPolicy {
+	c := &compiledPolicy{failOpen: spec.FailurePolicy != nil && *spec.FailurePolicy == admissionv1.Ignore}
+	for _, m := range spec.MatchConditions {
+		c.conditions = append(c.conditions, compileExpr(m.Expression, types.BoolType))
+	}
+	for _, v := range spec.Variables {
+		c.varNames = append(c.varNames, v.Name)
+		c.vars = append(c.vars, compileExpr(v.Expression, nil))
+	}
+	for _, v := range spec.Validations {
+		cv := compiledValidation{compiledExpr: compileExpr(v.Expression, types.BoolType), src: v}
+		if v.MessageExpression != "" {
+			cv.message = compileExpr(v.MessageExpression, types.StringType)
+		}
+		c.validations = append(c.validations, cv)
+	}
+	for _, a := range spec.AuditAnnotations {
+		c.audits = append(c.audits, compileExpr(a.ValueExpression, nil))
+	}
+	return c
+}
+
+// eval evaluates e on vars.
+func (e compiledExpr) eval(vars map[string]any) (ref.Val, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e.expr.Eval(vars)
+}
+
+// policyFailure is one failed validation (or evaluation error).
+type policyFailure struct {
+	message string
+	reason  metav1.StatusReason
+}
+
+// policyRequest is what the policies see of one request.
+type policyRequest struct {
+	res       *registry.Resource
+	op        string // CREATE, UPDATE
+	obj, old  registry.Object
+	namespace string
+	name      string
+	dryRun    bool
+	vars      map[string]any // object, oldObject, request, namespaceObject
+	nsLabels  map[string]string
+	nsRead    bool
+}
+
+// admitPolicies runs the ValidatingAdmissionPolicies bound to a create
+// (old nil) or update of a resource.
+func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, obj, old registry.Object, o *writeOptions) *metav1.Status {
+	if s.policies == nil || !s.admissionOn("ValidatingAdmissionPolicy") {
+		return nil
+	}
+	bound := s.policies.snapshot()
+	if len(bound) == 0 {
+		return nil
+	}
+	r := &policyRequest{res: res, op: "CREATE", obj: obj, old: old, namespace: obj.GetNamespace(), name: obj.GetName(), dryRun: o.DryRun}
+	if old != nil {
+		r.op = "UPDATE"
+	}
+	var denied *policyFailure
+	var deniedBy boundPolicy
+	for _, bp := range bound {
+		p, b := bp.policy.policy, bp.binding
+		if !s.policyMatches(ctx, r, p.Spec.MatchConstraints, false) ||
+			b.Spec.MatchResources != nil && !s.policyMatches(ctx, r, b.Spec.MatchResources, true) {
+			continue
+		}
+		for _, f := range s.evalBinding(ctx, r, bp) {
+			for _, a := range b.Spec.ValidationActions {
+				switch a {
+				case admissionv1.Deny:
+					if denied == nil {
+						denied, deniedBy = &f, bp
+					}
+				case admissionv1.Warn:
+					o.warn(fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", p.Name, b.Name, f.message))
+				}
+			}
+		}
+	}
+	if denied == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s",
+		deniedBy.policy.policy.Name, deniedBy.binding.Name, denied.message)
+	st := metav1.NewForbidden(res.GroupResource(), obj.GetName(), errors.New(msg))
+	st.Reason, st.Code = denied.reason, reasonCode(denied.reason)
+	st.Details.Causes = []metav1.StatusCause{{Message: msg}}
+	return st
+}
+
+// reasonCode is the status code of a validation's reason, as
+// kube-apiserver maps it.
+func reasonCode(r metav1.StatusReason) int32 {
+	switch r {
+	case metav1.StatusReasonForbidden:
+		return http.StatusForbidden
+	case metav1.StatusReasonUnauthorized:
+		return http.StatusUnauthorized
+	case metav1.StatusReasonRequestEntityTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case metav1.StatusReasonInvalid:
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusBadRequest
+}
+
+// evalBinding evaluates a policy for one binding: once per param (once
+// without params), returning its failures.
+func (s *Server) evalBinding(ctx context.Context, r *policyRequest, bp boundPolicy) []policyFailure {
+	c := bp.policy.get()
+	fail := func(err error) []policyFailure {
+		if c.failOpen {
+			return nil
+		}
+		return []policyFailure{{message: err.Error(), reason: metav1.StatusReasonInvalid}}
+	}
+	params, err := s.policyParams(ctx, r, bp)
+	if err != nil {
+		return fail(err)
+	}
+	var out []policyFailure
+	for _, p := range params {
+		out = append(out, s.evalPolicy(ctx, r, c, p)...)
+	}
+	return out
+}
+
+// errNoParams is the failure of a binding whose params are missing, with
+// parameterNotFoundAction Deny.
+var errNoParams = errors.New("failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction")
+
+// policyParams are the params a binding evaluates its policy with: one
+// nil when the policy has no paramKind, none when they are not found and
+// parameterNotFoundAction is Allow.
+func (s *Server) policyParams(ctx context.Context, r *policyRequest, bp boundPolicy) ([]ref.Val, error) {
+	pk, pref := bp.policy.policy.Spec.ParamKind, bp.binding.Spec.ParamRef
+	if pk == nil {
+		return []ref.Val{types.NullValue}, nil
+	}
+	if pref == nil {
+		return nil, fmt.Errorf("failed to configure binding: paramRef is required when paramKind is set")
+	}
+	group, version, _ := strings.Cut(pk.APIVersion, "/")
+	if version == "" {
+		group, version = "", group
+	}
+	var pres *registry.Resource
+	for _, res := range s.reg.ForGroupVersion(group, version) {
+		if res.Kind == pk.Kind && !strings.Contains(res.Resource, "/") {
+			pres = res
+			break
+		}
+	}
+	if pres == nil {
+		return nil, fmt.Errorf("failed to configure policy: failed to find resource referenced by paramKind: '%s, Kind=%s'", pk.APIVersion, pk.Kind)
+	}
+	ns := ""
+	if pres.Namespaced {
+		ns = pref.Namespace
+		if ns == "" {
+			ns = r.namespace
+		}
+	}
+	var found []storage.Object
+	if pref.Name != "" {
+		if o := s.readObject(ctx, pres.Group, pres.Resource, ns, pref.Name); o != nil {
+			found = append(found, o)
+		}
+	} else if pref.Selector != nil {
+		sel, err := selector.FromLabelSelector(pref.Selector)
+		if err != nil {
+			return nil, fmt.Errorf("failed to configure binding: %v", err)
+		}
+		for _, o := range readObjects[storage.Object](ctx, s, pres.Group, pres.Resource, ns) {
+			if sel.Matches(selector.Set(o.GetLabels())) {
+				found = append(found, o)
+			}
+		}
+	}
+	if len(found) == 0 {
+		if pref.ParameterNotFoundAction != nil && *pref.ParameterNotFoundAction == admissionv1.AllowAction {
+			return nil, nil
+		}
+		return nil, errNoParams
+	}
+	out := make([]ref.Val, len(found))
+	for i, o := range found {
+		out[i] = celObject(pres, o)
+	}
+	return out, nil
+}
+
+// evalPolicy evaluates a policy's expressions on a request with params.
+func (s *Server) evalPolicy(ctx context.Context, r *policyRequest, c *compiledPolicy, params ref.Val) []policyFailure {
+	vars := maps.Clone(s.policyVars(ctx, r))
+	vars["params"] = params
+	vals := make([]ref.Val, len(c.vars))
+	for i, v := range c.vars {
+		vars["variables"] = cel.Variables(c.varNames[:i], vals[:i])
+		out, err := v.eval(vars)
+		if err != nil {
+			out = types.NewErr("%v", err)
+		}
+		vals[i] = out
+	}
+	vars["variables"] = cel.Variables(c.varNames, vals)
+	var out []policyFailure
+	fail := func(err error) []policyFailure {
+		if c.failOpen {
+			return out
+		}
+		return append(out, policyFailure{message: err.Error(), reason: metav1.StatusReasonInvalid})
+	}
+	for _, m := range c.conditions {
+		v, err := m.eval(vars)
+		if err != nil {
+			return fail(fmt.Errorf("expression '%s' resulted in error: %v", m.src, err))
+		}
+		if v != types.True {
+			return nil
+		}
+	}
+	for _, v := range c.validations {
+		res, err := v.eval(vars)
+		if err != nil {
+			out = fail(fmt.Errorf("expression '%s' resulted in error: %v", v.src.Expression, err))
+			continue
+		}
+		if res == types.True {
+			continue
+		}
+		reason := metav1.StatusReasonInvalid
+		if v.src.Reason != nil && *v.src.Reason != "" {
+			reason = *v.src.Reason
+		}
+		out = append(out, policyFailure{message: validationMessage(v, vars), reason: reason})
+	}
+	for _, a := range c.audits {
+		if _, err := a.eval(vars); err != nil {
+			out = fail(fmt.Errorf("expression '%s' resulted in error: %v", a.src, err))
+		}
+	}
+	return out
+}
+
+// validationMessage words a failed validation: its messageExpression's
+// value when that is a non-empty single line, else its message, else the
+// expression.
+func validationMessage(v compiledValidation, vars map[string]any) string {
+	if v.src.MessageExpression != "" {
+		if m, err := v.message.eval(vars); err == nil {
+			if s, ok := m.Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\r\n") {
+				return strings.TrimSpace(s)
+			}
+		}
+	}
+	if v.src.Message != "" {
+		return v.src.Message
+	}
+	return "failed expression: " + strings.TrimSpace(v.src.Expression)
+}
+
+// policyVars are the variables of a request that do not depend on the
+// binding: object, oldObject, request and namespaceObject.
+func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]any {
+	if r.vars != nil {
+		return r.vars
+	}
+	res := r.res
+	var nsObj ref.Val = types.NullValue
+	if res.Namespaced && r.namespace != "" {
+		if ns := s.readObject(ctx, "", "namespaces", "", r.namespace); ns != nil {
+			nsObj = celObject(s.reg.Get("", "v1", "namespaces"), ns)
+		}
+	}
+	gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
+	gvr := map[string]any{"group": res.Group, "version": res.Version, "resource": res.Resource}
+	user := AdminUser
+	groups := make([]any, len(user.Groups))
+	for i, g := range user.Groups {
+		groups[i] = g
+	}
+	request := map[string]any{
+		"kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
+		"name": r.name, "namespace": r.namespace, "operation": r.op, "dryRun": r.dryRun,
+		"userInfo": map[string]any{"username": user.Name, "uid": user.UID, "groups": groups},
+	}
+	r.vars = map[string]any{
+		"object":          celObject(res, r.obj),
+		"oldObject":       celObject(res, r.old),
+		"request":         cel.JSONValue(request),
+		"namespaceObject": nsObj,
+	}
+	return r.vars
+}
+
+// celObject is obj as policies see it: its JSON form with apiVersion and
+// kind, null for none.
+func celObject(res *registry.Resource, obj registry.Object) ref.Val {
+	if obj == nil || res == nil {
+		return types.NullValue
+	}
+	b, err := kjson.Marshal(obj)
+	if err != nil {
+		return types.NewErr("%v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return types.NewErr("%v", err)
+	}
+	normalNumbers(m)
+	m["apiVersion"], m["kind"] = res.GroupVersion(), res.Kind
+	return cel.JSONValue(m)
+}
+
+// policyMatches reports whether a policy's matchConstraints or a
+// binding's matchResources select the request.
+func (s *Server) policyMatches(ctx context.Context, r *policyRequest, m *admissionv1.MatchResources, binding bool) bool {
+	if m == nil {
+		return binding
+	}
+	if !s.namespaceSelected(ctx, r, m.NamespaceSelector) || !objectSelected(r, m.ObjectSelector) {
+		return false
+	}
+	equivalent := m.MatchPolicy == nil || *m.MatchPolicy == admissionv1.Equivalent
+	for _, rule := range m.ExcludeResourceRules {
+		if policyRuleMatches(r, rule, equivalent) {
+			return false
+		}
+	}
+	if len(m.ResourceRules) == 0 {
+		return binding
+	}
+	for _, rule := range m.ResourceRules {
+		if policyRuleMatches(r, rule, equivalent) {
+			return true
+		}
+	}
+	return false
+}
+
+// policyRuleMatches reports whether one rule selects the request. With the
+// Equivalent match policy, a rule naming the resource in another version
+// selects it too (kapi serves one version of each built-in resource).
+func policyRuleMatches(r *policyRequest, rule admissionv1.NamedRuleWithOperations, equivalent bool) bool {
+	in := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
+	ops := make([]string, len(rule.Operations))
+	for i, o := range rule.Operations {
+		ops[i] = string(o)
+	}
+	res := r.res
+	if !in(ops, r.op) || !in(rule.APIGroups, res.Group) || !equivalent && !in(rule.APIVersions, res.Version) {
+		return false
+	}
+	if !slices.ContainsFunc(rule.Resources, func(p string) bool {
+		return p == "*" || p == "*/*" || p == res.Resource
+	}) {
+		return false
+	}
+	if rule.Scope != nil {
+		switch *rule.Scope {
+		case admissionv1.ClusterScope:
+			if res.Namespaced {
+				return false
+			}
+		case admissionv1.NamespacedScope:
+			if !res.Namespaced {
+				return false
+			}
+		}
+	}
+	return len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, r.name)
+}
+
+// namespaceSelected applies a namespaceSelector: to the labels of the
+// request's namespace, of a Namespace itself, and not to other
+// cluster-scoped objects.
+func (s *Server) namespaceSelected(ctx context.Context, r *policyRequest, sel *metav1.LabelSelector) bool {
+	if sel == nil || len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		return true
+	}
+	var labels map[string]string
+	switch {
+	case r.res.Group == "" && r.res.Resource == "namespaces":
+		labels = r.obj.GetLabels()
+	case !r.res.Namespaced:
+		return true
+	default:
+		if !r.nsRead {
+			if ns := s.readObject(ctx, "", "namespaces", "", r.namespace); ns != nil {
+				r.nsLabels = ns.GetLabels()
+			}
+			r.nsRead = true
+		}
+		labels = r.nsLabels
+	}
+	return labelsSelected(sel, labels)
+}
+
+// objectSelected applies an objectSelector to the new and old object's
+// labels (either selected).
+func objectSelected(r *policyRequest, sel *metav1.LabelSelector) bool {
+	if sel == nil || len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		return true
+	}
+	return labelsSelected(sel, r.obj.GetLabels()) || r.old != nil && labelsSelected(sel, r.old.GetLabels())
+}
+
+func labelsSelected(sel *metav1.LabelSelector, labels map[string]string) bool {
+	s, err := selector.FromLabelSelector(sel)
+	return err == nil && s.Matches(selector.Set(labels))
+}

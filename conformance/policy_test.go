@@ -1,0 +1,239 @@
+package conformance
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Admission policies (admissionregistration.k8s.io/v1), worded as
+// kube-apiserver v1.37.2 answers them (captured with curl). A real server
+// enforces a policy a moment after it is written: each case waits for its
+// bindings to take effect by retrying a dry-run probe until it is refused
+// (or warned about), with a deadline.
+
+const policyBase = "/apis/admissionregistration.k8s.io/v1/"
+
+// createPolicyObject creates a cluster-scoped policy object (a policy or
+// a binding) and deletes it when the test ends.
+func (e *env) createPolicyObject(t *testing.T, resource string, o obj) {
+	t.Helper()
+	expect(t, e.post(t, policyBase+resource, o), http.StatusCreated)
+	t.Cleanup(func() {
+		r := e.del(t, policyBase+resource+"/"+name(o), nil)
+		if r.Code != http.StatusOK && r.Code != http.StatusNotFound {
+			t.Errorf("deleting %s %s:\n%s", resource, name(o), r)
+		}
+	})
+}
+
+// awaitPolicy retries a dry-run create of o at path until ok accepts the
+// answer, failing the test at the deadline.
+func (e *env) awaitPolicy(t *testing.T, path string, o obj, ok func(*response) bool) *response {
+	t.Helper()
+	deadline := time.Now().Add(e.within(30 * time.Second))
+	for {
+		r := e.post(t, path+"?dryRun=All", o)
+		if ok(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policy did not take effect:\n%s", r)
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		case <-time.After(50 * time.Millisecond): // polling interval, not a synchronisation
+		}
+	}
+}
+
+func refused(r *response) bool { return r.Code >= 400 }
+
+func warned(r *response) bool { return r.Code == http.StatusCreated && len(r.Header.Values("Warning")) > 0 }
+
+// vapRule selects the creates and updates of one core resource.
+func vapRule(resource string) obj {
+	return obj{"resourceRules": []any{obj{
+		"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE", "UPDATE"}, "resources": []any{resource},
+	}}}
+}
+
+// vapBinding binds policy to the objects of namespace ns labelled b=sel.
+func vapBinding(name, policy, ns, sel string, actions []any, paramRef obj) obj {
+	spec := obj{"policyName": policy, "validationActions": actions, "matchResources": obj{
+		"namespaceSelector": obj{"matchLabels": obj{"kubernetes.io/metadata.name": ns}},
+		"objectSelector":    obj{"matchLabels": obj{"b": sel}},
+	}}
+	if paramRef != nil {
+		spec["paramRef"] = paramRef
+	}
+	return obj{"metadata": obj{"name": name}, "spec": spec}
+}
+
+// TestValidatingAdmissionPolicy: validationActions Deny (the first failure
+// refuses the request, worded with the policy and binding names; reason
+// and code from the validation's reason, Invalid by default), Warn (a
+// Warning header per failure) and Audit (no visible effect); message,
+// messageExpression and the expression itself as the message;
+// matchConditions; variables; an evaluation error under failurePolicy Fail
+// and Ignore; namespace and object selectors.
+func TestValidatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	p := "vap-" + randomSuffix()
+	ignore := p + "-ignore"
+	cms := cmPath(ns)
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
+		"failurePolicy":    "Fail",
+		"matchConstraints": vapRule("configmaps"),
+		"matchConditions":  []any{obj{"name": "labelled", "expression": "has(object.metadata.labels) && 'pol' in object.metadata.labels"}},
+		"variables":        []any{obj{"name": "foo", "expression": "has(object.data) && 'foo' in object.data ? object.data.foo : ''"}},
+		"validations": []any{
+			obj{"expression": "variables.foo != 'bad'", "message": "foo must not be bad"},
+			obj{"expression": "variables.foo != 'worse'", "messageExpression": "'foo is ' + variables.foo", "reason": "Forbidden"},
+			obj{"expression": "variables.foo != 'teapot'"},
+			obj{"expression": "variables.foo != 'err' || object.spec.replicas > 1"},
+		},
+		"auditAnnotations": []any{obj{"key": "foo", "valueExpression": "'foo=' + variables.foo"}},
+	}})
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": ignore}, "spec": obj{
+		"failurePolicy":    "Ignore",
+		"matchConstraints": vapRule("configmaps"),
+		"validations":      []any{obj{"expression": "object.spec.replicas > 1"}},
+	}})
+	e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(p+"-deny", p, ns, "deny", []any{"Deny"}, nil))
+	e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(p+"-warn", p, ns, "warn", []any{"Warn", "Audit"}, nil))
+	e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(ignore+"-b", ignore, ns, "deny", []any{"Deny"}, nil))
+
+	cm := func(name, b, foo string, labelled bool) obj {
+		labels := map[string]string{"b": b}
+		if labelled {
+			labels["pol"] = "x"
+		}
+		return configMap(name, labels, map[string]string{"foo": foo})
+	}
+	e.awaitPolicy(t, cms, cm("probe", "deny", "bad", true), refused)
+	e.awaitPolicy(t, cms, cm("probe", "warn", "bad", true), warned)
+
+	denied := func(name, foo string, code int, reason, msg string) {
+		t.Helper()
+		st := checkStatus(t, e.post(t, cms, cm(name, "deny", foo, true)), code, reason, "")
+		full := "ValidatingAdmissionPolicy '" + p + "' with binding '" + p + "-deny' denied request: " + msg
+		if want := `configmaps "` + name + `" is forbidden: ` + full; str(st, "message") != want {
+			t.Errorf("message %q\nwant    %q", str(st, "message"), want)
+		}
+		want := obj{"name": name, "kind": "configmaps", "causes": []any{obj{"message": full}}}
+		if got := st["details"]; compact(got) != compact(want) {
+			t.Errorf("details %s\nwant    %s", compact(got), compact(want))
+		}
+	}
+	denied("c-bad", "bad", http.StatusUnprocessableEntity, "Invalid", "foo must not be bad")
+	denied("c-worse", "worse", http.StatusForbidden, "Forbidden", "foo is worse")
+	denied("c-teapot", "teapot", http.StatusUnprocessableEntity, "Invalid", "failed expression: variables.foo != 'teapot'")
+	denied("c-err", "err", http.StatusUnprocessableEntity, "Invalid",
+		"expression 'variables.foo != 'err' || object.spec.replicas > 1' resulted in error: no such key: spec")
+	// Updates are validated too.
+	ok := expect(t, e.post(t, cms, cm("c-ok", "deny", "ok", true)), http.StatusCreated)
+	ok["data"] = obj{"foo": "bad"}
+	checkStatus(t, e.put(t, cmPath(ns, "c-ok"), ok), http.StatusUnprocessableEntity, "Invalid", "foo must not be bad")
+	// matchConditions: an object without the label is not validated.
+	expect(t, e.post(t, cms, cm("c-unlabelled", "deny", "bad", false)), http.StatusCreated)
+	// Another namespace is not selected.
+	other := e.namespace(t)
+	expect(t, e.post(t, cmPath(other), cm("c-other", "deny", "bad", true)), http.StatusCreated)
+
+	// Warn: the request succeeds with a warning per failure; Audit adds
+	// nothing visible.
+	r := e.post(t, cms, cm("w-bad", "warn", "worse", true))
+	expect(t, r, http.StatusCreated)
+	want := "299 - \"Validation failed for ValidatingAdmissionPolicy '" + p + "' with binding '" + p + "-warn': foo is worse\""
+	if w := r.Header.Values("Warning"); len(w) != 1 || w[0] != want {
+		t.Errorf("warnings %q\nwant %q", w, want)
+	}
+	r = e.post(t, cms, cm("w-ok", "warn", "ok", true))
+	expect(t, r, http.StatusCreated)
+	if w := r.Header.Values("Warning"); len(w) != 0 {
+		t.Errorf("warnings of a valid object: %q", w)
+	}
+}
+
+// TestValidatingAdmissionPolicyParams: a binding's paramRef by name and by
+// selector, found (params in the expressions) and not found, with
+// parameterNotFoundAction Deny and Allow.
+func TestValidatingAdmissionPolicyParams(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	p := "vapp-" + randomSuffix()
+	e.createCM(t, ns, "params", map[string]string{"pp": "x"}, map[string]string{"bad": "yes"})
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
+		"failurePolicy":    "Fail",
+		"paramKind":        obj{"apiVersion": "v1", "kind": "ConfigMap"},
+		"matchConstraints": vapRule("secrets"),
+		"validations": []any{obj{
+			"expression":        "!has(object.metadata.labels) || !('bad' in object.metadata.labels) || object.metadata.labels.bad != params.data.bad",
+			"messageExpression": "'label bad is ' + params.data.bad",
+		}},
+	}})
+	ref := func(name string, sel obj, action string) obj {
+		r := obj{"namespace": ns, "parameterNotFoundAction": action}
+		if name != "" {
+			r["name"] = name
+		} else {
+			r["selector"] = sel
+		}
+		return r
+	}
+	bindings := map[string]obj{
+		"found":    ref("params", nil, "Deny"),
+		"selected": ref("", obj{"matchLabels": obj{"pp": "x"}}, "Deny"),
+		"missing":  ref("nope", nil, "Deny"),
+		"none":     ref("", obj{"matchLabels": obj{"pp": "none"}}, "Deny"),
+		"allow":    ref("nope", nil, "Allow"),
+	}
+	for b, pr := range bindings {
+		e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(p+"-"+b, p, ns, b, []any{"Deny"}, pr))
+	}
+	secrets := "/api/v1/namespaces/" + ns + "/secrets"
+	secret := func(name, b string, bad bool) obj {
+		labels := obj{"b": b}
+		if bad {
+			labels["bad"] = "yes"
+		}
+		return obj{"metadata": obj{"name": name, "labels": labels}}
+	}
+	for b := range bindings {
+		if b != "allow" {
+			e.awaitPolicy(t, secrets, secret("probe", b, true), refused)
+		}
+	}
+	deniedMsg := func(b, msg string) string {
+		return "ValidatingAdmissionPolicy '" + p + "' with binding '" + p + "-" + b + "' denied request: " + msg
+	}
+	for _, b := range []string{"found", "selected"} {
+		checkStatus(t, e.post(t, secrets, secret("s-"+b+"-bad", b, true)), http.StatusUnprocessableEntity, "Invalid",
+			`secrets "s-`+b+`-bad" is forbidden: `+deniedMsg(b, "label bad is yes"))
+		expect(t, e.post(t, secrets, secret("s-"+b+"-ok", b, false)), http.StatusCreated)
+	}
+	noParams := "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"
+	for _, b := range []string{"missing", "none"} {
+		st := checkStatus(t, e.post(t, secrets, secret("s-"+b, b, false)), http.StatusUnprocessableEntity, "Invalid", "")
+		if want := `secrets "s-` + b + `" is forbidden: ` + deniedMsg(b, noParams); str(st, "message") != want {
+			t.Errorf("message %q\nwant    %q", str(st, "message"), want)
+		}
+	}
+	expect(t, e.post(t, secrets, secret("s-allow", "allow", true)), http.StatusCreated)
+	if t.Failed() {
+		return
+	}
+	// The params are read on each request: once they say otherwise, the
+	// same object passes.
+	e.updateData(t, ns, expect(t, e.get(t, cmPath(ns, "params")), http.StatusOK), map[string]string{"bad": "no"})
+	r := e.awaitPolicy(t, secrets, secret("s-found-bad", "found", true), func(r *response) bool { return r.Code == http.StatusCreated })
+	if !strings.Contains(string(r.Body), "s-found-bad") {
+		t.Errorf("dry run: %s", r)
+	}
+}
