@@ -123,9 +123,17 @@ func readObjects[T any](ctx context.Context, s *Server, group, resource, ns stri
 }
 
 // admitMutating runs the mutating admission plugins on a create (old nil)
-// or an update of the resource itself; name is what their refusals call
-// the object.
-func (s *Server) admitMutating(ctx context.Context, res *registry.Resource, name string, obj, old registry.Object) *metav1.Status {
+// or an update of the resource itself, then the MutatingAdmissionPolicies
+// (policy_mutating.go); name is what their refusals call the object.
+func (s *Server) admitMutating(ctx context.Context, res *registry.Resource, name string, obj, old registry.Object, o *writeOptions) *metav1.Status {
+	if st := s.admitMutatingPlugins(ctx, res, name, obj, old); st != nil {
+		return st
+	}
+	return s.admitMutatingPolicies(ctx, res, name, obj, old, o.DryRun)
+}
+
+// admitMutatingPlugins runs the built-in mutating admission plugins.
+func (s *Server) admitMutatingPlugins(ctx context.Context, res *registry.Resource, name string, obj, old registry.Object) *metav1.Status {
 	refuse := func(err error) *metav1.Status {
 		if err == nil {
 			return nil

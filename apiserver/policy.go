@@ -65,16 +65,31 @@ const (
 	policyBindingResource = "validatingadmissionpolicybindings"
 )
 
+// policyPrefixes are the store prefixes of the four kinds the index holds.
+var policyPrefixes = []string{policyPrefix, policyBindingPrefix, mutatingPrefix, mutatingBindingPrefix}
+
 var (
-	policyPrefix        = keyOf(policyGroup, policyResource, "", "")
-	policyBindingPrefix = keyOf(policyGroup, policyBindingResource, "", "")
+	policyPrefix          = keyOf(policyGroup, policyResource, "", "")
+	policyBindingPrefix   = keyOf(policyGroup, policyBindingResource, "", "")
+	mutatingPrefix        = keyOf(policyGroup, "mutatingadmissionpolicies", "", "")
+	mutatingBindingPrefix = keyOf(policyGroup, "mutatingadmissionpolicybindings", "", "")
 )
 
-// policyIndex holds the stored policies and bindings.
+// policyIndex holds the stored policies and bindings, validating and
+// mutating.
 type policyIndex struct {
-	mu       sync.RWMutex
-	policies map[string]*policyEntry                                  // by name
-	bindings map[string]*admissionv1.ValidatingAdmissionPolicyBinding // by name
+	mu        sync.RWMutex
+	policies  map[string]*policyEntry                                  // by name
+	bindings  map[string]*admissionv1.ValidatingAdmissionPolicyBinding // by name
+	mutating  map[string]*mutatingEntry                                // by name
+	mbindings map[string]*admissionv1.MutatingAdmissionPolicyBinding   // by name
+}
+
+func newPolicyIndex() *policyIndex {
+	return &policyIndex{
+		policies: map[string]*policyEntry{}, bindings: map[string]*admissionv1.ValidatingAdmissionPolicyBinding{},
+		mutating: map[string]*mutatingEntry{}, mbindings: map[string]*admissionv1.MutatingAdmissionPolicyBinding{},
+	}
 }
 
 // policyEntry is one generation of a policy, compiled on first use.
@@ -89,30 +104,51 @@ func (e *policyEntry) get() *compiledPolicy {
 	return e.compiled
 }
 
-// put records a stored policy or binding (deleted: removes it).
+// indexPut sets (or, when obj is not a T or deleted is set, removes) name
+// in m.
+func indexPut[T any](m map[string]T, name string, obj storage.Object, deleted bool, entry func(storage.Object) (T, bool)) {
+	v, ok := entry(obj)
+	if deleted || !ok {
+		delete(m, name)
+		return
+	}
+	m[name] = v
+}
+
+func same[T any](o storage.Object) (T, bool) {
+	v, ok := o.(T)
+	return v, ok
+}
+
+// put records a stored policy or binding (deleted: removes it). A policy
+// written with the same generation (a status write) keeps its compiled
+// expressions.
 func (x *policyIndex) put(key string, obj storage.Object, deleted bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	switch {
 	case strings.HasPrefix(key, policyPrefix):
 		name := strings.TrimPrefix(key, policyPrefix)
-		p, ok := obj.(*admissionv1.ValidatingAdmissionPolicy)
-		if deleted || !ok {
-			delete(x.policies, name)
-			return
-		}
-		if cur := x.policies[name]; cur != nil && cur.policy.UID == p.UID && cur.policy.Generation == p.Generation {
-			return // a status write: the spec is the same
-		}
-		x.policies[name] = &policyEntry{policy: p}
+		indexPut(x.policies, name, obj, deleted, func(o storage.Object) (*policyEntry, bool) {
+			p, ok := o.(*admissionv1.ValidatingAdmissionPolicy)
+			if cur := x.policies[name]; ok && cur != nil && cur.policy.UID == p.UID && cur.policy.Generation == p.Generation {
+				return cur, true
+			}
+			return &policyEntry{policy: p}, ok
+		})
 	case strings.HasPrefix(key, policyBindingPrefix):
-		name := strings.TrimPrefix(key, policyBindingPrefix)
-		b, ok := obj.(*admissionv1.ValidatingAdmissionPolicyBinding)
-		if deleted || !ok {
-			delete(x.bindings, name)
-			return
-		}
-		x.bindings[name] = b
+		indexPut(x.bindings, strings.TrimPrefix(key, policyBindingPrefix), obj, deleted, same[*admissionv1.ValidatingAdmissionPolicyBinding])
+	case strings.HasPrefix(key, mutatingPrefix):
+		name := strings.TrimPrefix(key, mutatingPrefix)
+		indexPut(x.mutating, name, obj, deleted, func(o storage.Object) (*mutatingEntry, bool) {
+			p, ok := o.(*admissionv1.MutatingAdmissionPolicy)
+			if cur := x.mutating[name]; ok && cur != nil && cur.policy.UID == p.UID && cur.policy.Generation == p.Generation {
+				return cur, true
+			}
+			return &mutatingEntry{policy: p}, ok
+		})
+	case strings.HasPrefix(key, mutatingBindingPrefix):
+		indexPut(x.mbindings, strings.TrimPrefix(key, mutatingBindingPrefix), obj, deleted, same[*admissionv1.MutatingAdmissionPolicyBinding])
 	}
 }
 
@@ -151,7 +187,7 @@ type policyStore struct {
 }
 
 func isPolicyKey(key string) bool {
-	return strings.HasPrefix(key, policyPrefix) || strings.HasPrefix(key, policyBindingPrefix)
+	return slices.ContainsFunc(policyPrefixes, func(p string) bool { return strings.HasPrefix(key, p) })
 }
 
 func (w *policyStore) Create(ctx context.Context, key string, obj storage.Object) (storage.Object, error) {
@@ -182,8 +218,8 @@ func (w *policyStore) Delete(ctx context.Context, key string, pre *storage.Preco
 // startPolicies puts the policy index on the store and fills it with the
 // policies and bindings already stored.
 func (s *Server) startPolicies() error {
-	x := &policyIndex{policies: map[string]*policyEntry{}, bindings: map[string]*admissionv1.ValidatingAdmissionPolicyBinding{}}
-	for _, prefix := range []string{policyPrefix, policyBindingPrefix} {
+	x := newPolicyIndex()
+	for _, prefix := range policyPrefixes {
 		list, err := s.store.List(s.ctx, prefix, storage.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("apiserver: listing admission policies: %w", err)
@@ -201,12 +237,56 @@ func (s *Server) startPolicies() error {
 // does not compile is kept with its error, which fails the requests it
 // would run on (under the failure policy).
 type compiledPolicy struct {
-	failOpen    bool // failurePolicy Ignore
-	conditions  []compiledExpr
-	varNames    []string
-	vars        []compiledExpr
+	compiledCommon
 	validations []compiledValidation
 	audits      []compiledExpr
+}
+
+// compiledCommon is what validating and mutating policies share: their
+// failure policy, matchConditions and variables.
+type compiledCommon struct {
+	failOpen   bool // failurePolicy Ignore
+	conditions []compiledExpr
+	varNames   []string
+	vars       []compiledExpr
+}
+
+func compileCommon(fp *admissionv1.FailurePolicyType, conditions []admissionv1.MatchCondition, vars []admissionv1.Variable) compiledCommon {
+	c := compiledCommon{failOpen: fp != nil && *fp == admissionv1.Ignore}
+	for _, m := range conditions {
+		c.conditions = append(c.conditions, compileExpr(m.Expression, types.BoolType))
+	}
+	for _, v := range vars {
+		c.varNames = append(c.varNames, v.Name)
+		c.vars = append(c.vars, compileExpr(v.Expression, nil))
+	}
+	return c
+}
+
+// prepare sets the variables in vars (each to its value or its error) and
+// evaluates the matchConditions: false when one is false, an error when
+// one fails.
+func (c *compiledCommon) prepare(vars map[string]any) (bool, error) {
+	vals := make([]ref.Val, len(c.vars))
+	for i, v := range c.vars {
+		vars["variables"] = cel.Variables(c.varNames[:i], vals[:i])
+		out, err := v.eval(vars)
+		if err != nil {
+			out = types.NewErr("%v", err)
+		}
+		vals[i] = out
+	}
+	vars["variables"] = cel.Variables(c.varNames, vals)
+	for _, m := range c.conditions {
+		v, err := m.eval(vars)
+		if err != nil {
+			return false, fmt.Errorf("expression '%s' resulted in error: %v", m.src, err)
+		}
+		if v != types.True {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 type compiledExpr struct {
@@ -227,14 +307,7 @@ func compileExpr(src string, want *types.Type) compiledExpr {
 }
 
 func compilePolicy(spec *admissionv1.ValidatingAdmissionPolicySpec) *compiledPolicy {
-	c := &compiledPolicy{failOpen: spec.FailurePolicy != nil && *spec.FailurePolicy == admissionv1.Ignore}
-	for _, m := range spec.MatchConditions {
-		c.conditions = append(c.conditions, compileExpr(m.Expression, types.BoolType))
-	}
-	for _, v := range spec.Variables {
-		c.varNames = append(c.varNames, v.Name)
-		c.vars = append(c.vars, compileExpr(v.Expression, nil))
-	}
+	c := &compiledPolicy{compiledCommon: compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables)}
 	for _, v := range spec.Validations {
 		cv := compiledValidation{compiledExpr: compileExpr(v.Expression, types.BoolType), src: v}
 		if v.MessageExpression != "" {
@@ -347,7 +420,7 @@ func (s *Server) evalBinding(ctx context.Context, r *policyRequest, bp boundPoli
 		}
 		return []policyFailure{{message: err.Error(), reason: metav1.StatusReasonInvalid}}
 	}
-	params, err := s.policyParams(ctx, r, bp)
+	params, err := s.policyParams(ctx, r, bp.policy.policy.Spec.ParamKind, bp.binding.Spec.ParamRef)
 	if err != nil {
 		return fail(err)
 	}
@@ -365,8 +438,7 @@ var errNoParams = errors.New("failed to configure binding: no params found for p
 // policyParams are the params a binding evaluates its policy with: one
 // nil when the policy has no paramKind, none when they are not found and
 // parameterNotFoundAction is Allow.
-func (s *Server) policyParams(ctx context.Context, r *policyRequest, bp boundPolicy) ([]ref.Val, error) {
-	pk, pref := bp.policy.policy.Spec.ParamKind, bp.binding.Spec.ParamRef
+func (s *Server) policyParams(ctx context.Context, r *policyRequest, pk *admissionv1.ParamKind, pref *admissionv1.ParamRef) ([]ref.Val, error) {
 	if pk == nil {
 		return []ref.Val{types.NullValue}, nil
 	}
@@ -427,16 +499,6 @@ func (s *Server) policyParams(ctx context.Context, r *policyRequest, bp boundPol
 func (s *Server) evalPolicy(ctx context.Context, r *policyRequest, c *compiledPolicy, params ref.Val) []policyFailure {
 	vars := maps.Clone(s.policyVars(ctx, r))
 	vars["params"] = params
-	vals := make([]ref.Val, len(c.vars))
-	for i, v := range c.vars {
-		vars["variables"] = cel.Variables(c.varNames[:i], vals[:i])
-		out, err := v.eval(vars)
-		if err != nil {
-			out = types.NewErr("%v", err)
-		}
-		vals[i] = out
-	}
-	vars["variables"] = cel.Variables(c.varNames, vals)
 	var out []policyFailure
 	fail := func(err error) []policyFailure {
 		if c.failOpen {
@@ -444,14 +506,10 @@ func (s *Server) evalPolicy(ctx context.Context, r *policyRequest, c *compiledPo
 		}
 		return append(out, policyFailure{message: err.Error(), reason: metav1.StatusReasonInvalid})
 	}
-	for _, m := range c.conditions {
-		v, err := m.eval(vars)
-		if err != nil {
-			return fail(fmt.Errorf("expression '%s' resulted in error: %v", m.src, err))
-		}
-		if v != types.True {
-			return nil
-		}
+	if ok, err := c.prepare(vars); err != nil {
+		return fail(err)
+	} else if !ok {
+		return nil
 	}
 	for _, v := range c.validations {
 		res, err := v.eval(vars)

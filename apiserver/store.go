@@ -532,7 +532,7 @@ func (rs resourceStore) admitAndValidate(ctx context.Context, o *writeOptions, o
 	if old == nil && o.nameGenerated {
 		name = obj.GetGenerateName()
 	}
-	if st := rs.s.admitMutating(ctx, rs.res, name, obj, old); st != nil {
+	if st := rs.s.admitMutating(ctx, rs.res, name, obj, old, o); st != nil {
 		return st
 	}
 	if st := rs.admitMutatingWebhooks(ctx, o, obj, old); st != nil {
@@ -597,7 +597,7 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 		if res.PrepareForUpdate != nil {
 			res.PrepareForUpdate(next, cur)
 		}
-		if st := rs.s.admitMutating(ctx, res, next.GetName(), next, cur); st != nil {
+		if st := rs.s.admitMutating(ctx, res, next.GetName(), next, cur, o); st != nil {
 			return nil, st
 		}
 		if st := rs.admit(next, cur); st != nil {

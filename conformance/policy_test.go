@@ -51,7 +51,9 @@ func (e *env) awaitPolicy(t *testing.T, path string, o obj, ok func(*response) b
 
 func refused(r *response) bool { return r.Code >= 400 }
 
-func warned(r *response) bool { return r.Code == http.StatusCreated && len(r.Header.Values("Warning")) > 0 }
+func warned(r *response) bool {
+	return r.Code == http.StatusCreated && len(r.Header.Values("Warning")) > 0
+}
 
 // vapRule selects the creates and updates of one core resource.
 func vapRule(resource string) obj {
@@ -236,4 +238,88 @@ func TestValidatingAdmissionPolicyParams(t *testing.T) {
 	if !strings.Contains(string(r.Body), "s-found-bad") {
 		t.Errorf("dry run: %s", r)
 	}
+}
+
+// TestMutatingAdmissionPolicy: JSONPatch and ApplyConfiguration mutations
+// applied in order (not recorded in managedFields), matchConditions, a
+// test operation that fails (the object is left as it is), a patch that
+// does not apply and an expression that fails under failurePolicy Fail,
+// worded as kube-apiserver v1.37.2 words them (403, reason Invalid).
+func TestMutatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	p := "map-" + randomSuffix()
+	patches := "object.metadata.labels.m == 'err' ? [JSONPatch{op: \"add\", path: \"/data/x\", value: object.spec.x}] : " +
+		"object.metadata.labels.m == 'badpath' ? [JSONPatch{op: \"add\", path: \"/nope/x\", value: \"v\"}] : " +
+		"object.metadata.labels.m == 'test' ? [JSONPatch{op: \"test\", path: \"/data/a\", value: \"zzz\"}, JSONPatch{op: \"remove\", path: \"/data/a\"}] : " +
+		"[JSONPatch{op: \"add\", path: \"/data/added\", value: \"by-\" + params.data.who}]"
+	e.createCM(t, ns, "params", nil, map[string]string{"who": "jsonpatch"})
+	e.createPolicyObject(t, "mutatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
+		"failurePolicy":      "Fail",
+		"reinvocationPolicy": "Never",
+		"paramKind":          obj{"apiVersion": "v1", "kind": "ConfigMap"},
+		"matchConstraints":   obj{"resourceRules": []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}}},
+		"matchConditions":    []any{obj{"name": "m", "expression": "has(object.metadata.labels) && 'm' in object.metadata.labels"}},
+		"mutations": []any{
+			obj{"patchType": "JSONPatch", "jsonPatch": obj{"expression": patches}},
+			obj{"patchType": "ApplyConfiguration", "applyConfiguration": obj{"expression": `object.metadata.labels.m != 'ok' ? Object{} : Object{metadata: Object.metadata{annotations: {"applied": "yes"}}, data: {"applied": object.data.added}}`}},
+		},
+	}})
+	e.createPolicyObject(t, "mutatingadmissionpolicybindings", obj{"metadata": obj{"name": p + "-b"}, "spec": obj{
+		"policyName": p,
+		"paramRef":   obj{"name": "params", "namespace": ns, "parameterNotFoundAction": "Deny"},
+		"matchResources": obj{
+			"namespaceSelector": obj{"matchLabels": obj{"kubernetes.io/metadata.name": ns}},
+		},
+	}})
+	cms := cmPath(ns)
+	cm := func(name, m string) obj {
+		return configMap(name, map[string]string{"m": m}, map[string]string{"a": "b"})
+	}
+	e.awaitPolicy(t, cms, cm("probe", "ok"), func(r *response) bool {
+		return r.Code == http.StatusCreated && str(decode(t, r.Body), "data", "added") != ""
+	})
+
+	got := expect(t, e.post(t, cms, cm("c-ok", "ok")), http.StatusCreated)
+	if want := `{"a":"b","added":"by-jsonpatch","applied":"by-jsonpatch"}`; compact(got["data"]) != want {
+		t.Errorf("data %s, want %s", compact(got["data"]), want)
+	}
+	if want := `{"applied":"yes"}`; compact(field0(got, "metadata", "annotations")) != want {
+		t.Errorf("annotations %s, want %s", compact(field0(got, "metadata", "annotations")), want)
+	}
+	mf := compact(field0(got, "metadata", "managedFields"))
+	if strings.Contains(mf, "added") || strings.Contains(mf, "applied") {
+		t.Errorf("managedFields record the mutations: %s", mf)
+	}
+	// Not selected by the matchConditions: unchanged.
+	plain := expect(t, e.post(t, cms, configMap("c-plain", nil, map[string]string{"a": "b"})), http.StatusCreated)
+	if want := `{"a":"b"}`; compact(plain["data"]) != want {
+		t.Errorf("data of an object the policy does not select: %s", compact(plain["data"]))
+	}
+	// A test operation that fails leaves the object as it is.
+	tested := expect(t, e.post(t, cms, cm("c-test", "test")), http.StatusCreated)
+	if want := `{"a":"b"}`; compact(tested["data"]) != want {
+		t.Errorf("data after a failed test operation: %s", compact(tested["data"]))
+	}
+	denied := func(name, m, msg string) {
+		t.Helper()
+		full := "policy '" + p + "' with binding '" + p + "-b' denied request: " + msg
+		st := checkStatus(t, e.post(t, cms, cm(name, m)), http.StatusForbidden, "Invalid", "")
+		if str(st, "message") != full {
+			t.Errorf("message %q\nwant    %q", str(st, "message"), full)
+		}
+		want := obj{"name": name, "kind": "configmaps", "causes": []any{obj{"message": full}}}
+		if got := st["details"]; compact(got) != compact(want) {
+			t.Errorf("details %s\nwant    %s", compact(got), compact(want))
+		}
+	}
+	denied("c-badpath", "badpath", `JSON Patch: add operation does not apply: doc is missing path: "/nope/x": missing value`)
+	denied("c-err", "err", "expression '"+patches+"' resulted in error: no such key: spec")
+}
+
+// field0 is the value at path in o, nil when there is none.
+func field0(o obj, path ...string) any {
+	v, _ := field(o, path...)
+	return v
 }

@@ -516,3 +516,29 @@ func describeApplied(applied map[string]any) string {
 	kind, _ := applied["kind"].(string)
 	return ns + "/" + name + "; " + gvkString(apiVersion, kind)
 }
+
+// Merge merges the apply configuration config into obj as an apply merges
+// it (maps, list-type maps and sets merged by key, atomic lists and scalars
+// replaced, nothing removed) and returns the result, recording no
+// ownership: what a MutatingAdmissionPolicy's ApplyConfiguration mutation
+// does. obj and config are JSON objects; neither is modified.
+func (m *Manager) Merge(obj, config map[string]any) (map[string]any, error) {
+	norm, _ := smdschema.Normalize(config)
+	liveT, err := m.typedValue(smdschema.NormalizeObject(deepCopy(any(obj)).(map[string]any)), typed.AllowDuplicates)
+	if err != nil {
+		return nil, err
+	}
+	cfgT, err := m.typedValue(norm.(map[string]any))
+	if err != nil {
+		return nil, err
+	}
+	out, err := liveT.Merge(cfgT)
+	if err != nil {
+		return nil, err
+	}
+	u, ok := out.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("merged object is not an object")
+	}
+	return u, nil
+}
