@@ -184,6 +184,7 @@ func (x *policyIndex) snapshot() []boundPolicy {
 type policyStore struct {
 	storage.Interface
 	x *policyIndex
+	s *Server
 }
 
 func isPolicyKey(key string) bool {
@@ -194,6 +195,7 @@ func (w *policyStore) Create(ctx context.Context, key string, obj storage.Object
 	out, err := w.Interface.Create(ctx, key, obj)
 	if err == nil && isPolicyKey(key) {
 		w.x.put(key, out, false)
+		w.policyStatus(ctx, key, out)
 	}
 	return out, err
 }
@@ -203,6 +205,7 @@ func (w *policyStore) GuaranteedUpdate(ctx context.Context, key string, allowCre
 	out, err := w.Interface.GuaranteedUpdate(ctx, key, allowCreate, pre, tryUpdate)
 	if err == nil && isPolicyKey(key) {
 		w.x.put(key, out, false)
+		w.policyStatus(ctx, key, out)
 	}
 	return out, err
 }
@@ -229,7 +232,7 @@ func (s *Server) startPolicies() error {
 		}
 	}
 	s.policies = x
-	s.store = &policyStore{Interface: s.store, x: x}
+	s.store = &policyStore{Interface: s.store, x: x, s: s}
 	return nil
 }
 

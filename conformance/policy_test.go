@@ -323,3 +323,76 @@ func field0(o obj, path ...string) any {
 	v, _ := field(o, path...)
 	return v
 }
+
+// TestValidatingAdmissionPolicyTypeChecking: the status controller fills
+// status.observedGeneration and status.typeChecking: each validation's
+// expression and messageExpression checked against the schemas of the
+// kinds the policy matches (params of the paramKind's, variables typed),
+// the issues listed per kind, as kube-controller-manager v1.37.2 words
+// them; a policy that checks has an empty typeChecking.
+func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
+	t.Parallel()
+	e := target
+	p := "vaptc-" + randomSuffix()
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
+		"paramKind": obj{"apiVersion": "v1", "kind": "ConfigMap"},
+		"matchConstraints": obj{"resourceRules": []any{obj{
+			"apiGroups": []any{"", "apps"}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE", "UPDATE"},
+			"resources": []any{"configmaps", "secrets", "deployments"},
+		}}},
+		"variables": []any{obj{"name": "v", "expression": "object.metadata.name.size()"}, obj{"name": "bad", "expression": "object.nope"}},
+		"validations": []any{
+			obj{"expression": "object.spec.replicas > 1", "messageExpression": "'x' + object.data.foo"},
+			obj{"expression": "variables.v > 1 && params.data.x == 'y' && params.nope == 1"},
+			obj{"expression": "object.metadata.name == 1"},
+			obj{"expression": "object.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z') || object.metadata.labels.a == 'b'"},
+		},
+		"auditAnnotations": []any{obj{"key": "k", "valueExpression": "'a' + object.foo"}},
+		"matchConditions":  []any{obj{"name": "c", "expression": "object.bar == 'x'"}},
+	}})
+	want := `[{"fieldRef":"spec.validations[0].expression","warning":"/v1, Kind=ConfigMap: ERROR: \u003cinput\u003e:1:7: undefined field 'spec'\n | object.spec.replicas \u003e 1\n | ......^\n\n/v1, Kind=Secret: ERROR: \u003cinput\u003e:1:7: undefined field 'spec'\n | object.spec.replicas \u003e 1\n | ......^\n"},` +
+		`{"fieldRef":"spec.validations[0].messageExpression","warning":"/v1, Kind=Secret: ERROR: \u003cinput\u003e:1:5: found no matching overload for '_+_' applied to '(string, bytes)'\n | 'x' + object.data.foo\n | ....^\n\napps/v1, Kind=Deployment: ERROR: \u003cinput\u003e:1:13: undefined field 'data'\n | 'x' + object.data.foo\n | ............^\n"},` +
+		`{"fieldRef":"spec.validations[1].expression","warning":"/v1, Kind=ConfigMap: ERROR: \u003cinput\u003e:1:50: undefined field 'nope'\n | variables.v \u003e 1 \u0026\u0026 params.data.x == 'y' \u0026\u0026 params.nope == 1\n | .................................................^\n\n/v1, Kind=Secret: ERROR: \u003cinput\u003e:1:50: undefined field 'nope'\n | variables.v \u003e 1 \u0026\u0026 params.data.x == 'y' \u0026\u0026 params.nope == 1\n | .................................................^\n\napps/v1, Kind=Deployment: ERROR: \u003cinput\u003e:1:50: undefined field 'nope'\n | variables.v \u003e 1 \u0026\u0026 params.data.x == 'y' \u0026\u0026 params.nope == 1\n | .................................................^\n"},` +
+		`{"fieldRef":"spec.validations[2].expression","warning":"/v1, Kind=ConfigMap: ERROR: \u003cinput\u003e:1:22: found no matching overload for '_==_' applied to '(string, int)'\n | object.metadata.name == 1\n | .....................^\n\n/v1, Kind=Secret: ERROR: \u003cinput\u003e:1:22: found no matching overload for '_==_' applied to '(string, int)'\n | object.metadata.name == 1\n | .....................^\n\napps/v1, Kind=Deployment: ERROR: \u003cinput\u003e:1:22: found no matching overload for '_==_' applied to '(string, int)'\n | object.metadata.name == 1\n | .....................^\n"}]`
+	e.awaitTypeChecking(t, p, 1, want)
+
+	// A policy that checks: an empty typeChecking.
+	ok := p + "-ok"
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": ok}, "spec": obj{
+		"matchConstraints": vapRule("configmaps"),
+		"validations":      []any{obj{"expression": "object.data.size() < 3"}},
+	}})
+	e.awaitTypeChecking(t, ok, 1, "null")
+	// A new generation is checked again.
+	cur := expect(t, e.get(t, policyBase+"validatingadmissionpolicies/"+ok), http.StatusOK)
+	cur["spec"].(obj)["validations"] = []any{obj{"expression": "object.spec == 1"}}
+	expect(t, e.put(t, policyBase+"validatingadmissionpolicies/"+ok, cur), http.StatusOK)
+	e.awaitTypeChecking(t, ok, 2, `[{"fieldRef":"spec.validations[0].expression","warning":"/v1, Kind=ConfigMap: ERROR: \u003cinput\u003e:1:7: undefined field 'spec'\n | object.spec == 1\n | ......^\n"}]`)
+}
+
+// awaitTypeChecking waits for the status of policy p to reach generation
+// gen and compares its typeChecking.expressionWarnings (as JSON) with want.
+func (e *env) awaitTypeChecking(t *testing.T, p string, gen int64, want string) {
+	t.Helper()
+	deadline := time.Now().Add(e.within(30 * time.Second))
+	for {
+		got := expect(t, e.get(t, policyBase+"validatingadmissionpolicies/"+p), http.StatusOK)
+		if g, _ := num(got, "status", "observedGeneration"); g == gen {
+			if !has(got, "status", "typeChecking") {
+				t.Errorf("no typeChecking: %s", compact(got["status"]))
+			}
+			if w := compact(field0(got, "status", "typeChecking", "expressionWarnings")); w != want {
+				t.Errorf("expressionWarnings\n got: %s\nwant: %s", w, want)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status not observed: %s", compact(got["status"]))
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		case <-time.After(50 * time.Millisecond): // polling interval, not a synchronisation
+		}
+	}
+}

@@ -69,6 +69,10 @@ var (
 // typeBuilder gives each object type of a schema a unique name.
 type typeBuilder struct {
 	objects map[string]*declType // by CEL type name
+	// fullMetadata keeps the metadata a schema declares at a root (a
+	// built-in kind's ObjectMeta, for policies) instead of CRD rules' view
+	// of it (name and generateName).
+	fullMetadata bool
 }
 
 // declTypeOf returns the CEL type of s (nil when CEL cannot see the node:
@@ -137,6 +141,10 @@ func (b *typeBuilder) declTypeOf(s *Schema, name string, root bool, depth int) *
 				if _, ok := d.fields[f]; !ok {
 					d.fields[f] = &declField{name: f, typ: &declType{cel: types.StringType, minSize: minStringSize, maxElements: maxRequestSizeBytes - 2}}
 				}
+			}
+			if _, ok := d.fields["metadata"]; ok && b.fullMetadata {
+				b.objects[name] = d
+				return d
 			}
 			md := &declType{cel: types.NewObjectType(name + ".metadata"), fields: map[string]*declField{}, minSize: minObjectSize}
 			for _, f := range []string{"name", "generateName"} {
