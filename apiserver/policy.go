@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -309,7 +310,12 @@ func compileExpr(src string, want *types.Type) compiledExpr {
 	return compiledExpr{src: src, expr: e, err: err}
 }
 
+// policyCompiles counts the policies compiled (validating and mutating),
+// for tests that check a policy is compiled once per generation.
+var policyCompiles atomic.Uint64
+
 func compilePolicy(spec *admissionv1.ValidatingAdmissionPolicySpec) *compiledPolicy {
+	policyCompiles.Add(1)
 	c := &compiledPolicy{compiledCommon: compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables)}
 	for _, v := range spec.Validations {
 		cv := compiledValidation{compiledExpr: compileExpr(v.Expression, types.BoolType), src: v}

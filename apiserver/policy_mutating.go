@@ -66,6 +66,7 @@ type compiledMutation struct {
 }
 
 func compileMutating(spec *admissionv1.MutatingAdmissionPolicySpec) *compiledMutating {
+	policyCompiles.Add(1)
 	c := &compiledMutating{compiledCommon: compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables)}
 	for _, m := range spec.Mutations {
 		var src string
