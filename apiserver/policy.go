@@ -249,28 +249,38 @@ type compiledPolicy struct {
 // compiledCommon is what validating and mutating policies share: their
 // failure policy, matchConditions and variables.
 type compiledCommon struct {
-	failOpen   bool // failurePolicy Ignore
+	err        error // the environment could not be built
+	failOpen   bool  // failurePolicy Ignore
 	conditions []compiledExpr
 	varNames   []string
 	vars       []compiledExpr
 }
 
-func compileCommon(fp *admissionv1.FailurePolicyType, conditions []admissionv1.MatchCondition, vars []admissionv1.Variable) compiledCommon {
+func compileCommon(fp *admissionv1.FailurePolicyType, conditions []admissionv1.MatchCondition, vars []admissionv1.Variable, mutation bool) (compiledCommon, *cel.PolicyCompiler) {
 	c := compiledCommon{failOpen: fp != nil && *fp == admissionv1.Ignore}
-	for _, m := range conditions {
-		c.conditions = append(c.conditions, compileExpr(m.Expression, types.BoolType))
+	pc, err := cel.NewPolicyCompiler(mutation)
+	if err != nil {
+		c.err = err
+		return c, nil
 	}
 	for _, v := range vars {
+		e, err := pc.AddVariable(v.Name, v.Expression)
 		c.varNames = append(c.varNames, v.Name)
-		c.vars = append(c.vars, compileExpr(v.Expression, nil))
+		c.vars = append(c.vars, compiledExpr{v.Expression, e, err})
 	}
-	return c
+	for _, m := range conditions {
+		c.conditions = append(c.conditions, compileExpr(pc, m.Expression, types.BoolType))
+	}
+	return c, pc
 }
 
 // prepare sets the variables in vars (each to its value or its error) and
 // evaluates the matchConditions: false when one is false, an error when
 // one fails.
 func (c *compiledCommon) prepare(vars map[string]any) (bool, error) {
+	if c.err != nil {
+		return false, c.err
+	}
 	vals := make([]ref.Val, len(c.vars))
 	for i, v := range c.vars {
 		vars["variables"] = cel.Variables(c.varNames[:i], vals[:i])
@@ -305,8 +315,11 @@ type compiledValidation struct {
 	message compiledExpr // messageExpression, when set
 }
 
-func compileExpr(src string, want *types.Type) compiledExpr {
-	e, err := cel.CompilePolicyExpression(src, want)
+func compileExpr(pc *cel.PolicyCompiler, src string, want ...*types.Type) compiledExpr {
+	if pc == nil {
+		return compiledExpr{src: src, err: errors.New("compilation failed: no environment")}
+	}
+	e, err := pc.Compile(src, want...)
 	return compiledExpr{src: src, expr: e, err: err}
 }
 
@@ -316,16 +329,17 @@ var policyCompiles atomic.Uint64
 
 func compilePolicy(spec *admissionv1.ValidatingAdmissionPolicySpec) *compiledPolicy {
 	policyCompiles.Add(1)
-	c := &compiledPolicy{compiledCommon: compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables)}
+	common, pc := compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables, false)
+	c := &compiledPolicy{compiledCommon: common}
 	for _, v := range spec.Validations {
-		cv := compiledValidation{compiledExpr: compileExpr(v.Expression, types.BoolType), src: v}
+		cv := compiledValidation{compiledExpr: compileExpr(pc, v.Expression, types.BoolType), src: v}
 		if v.MessageExpression != "" {
-			cv.message = compileExpr(v.MessageExpression, types.StringType)
+			cv.message = compileExpr(pc, v.MessageExpression, types.StringType)
 		}
 		c.validations = append(c.validations, cv)
 	}
 	for _, a := range spec.AuditAnnotations {
-		c.audits = append(c.audits, compileExpr(a.ValueExpression, nil))
+		c.audits = append(c.audits, compileExpr(pc, a.ValueExpression, types.StringType, types.NullType))
 	}
 	return c
 }

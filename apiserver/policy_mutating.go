@@ -67,7 +67,8 @@ type compiledMutation struct {
 
 func compileMutating(spec *admissionv1.MutatingAdmissionPolicySpec) *compiledMutating {
 	policyCompiles.Add(1)
-	c := &compiledMutating{compiledCommon: compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables)}
+	common, pc := compileCommon(spec.FailurePolicy, spec.MatchConditions, spec.Variables, true)
+	c := &compiledMutating{compiledCommon: common}
 	for _, m := range spec.Mutations {
 		var src string
 		jp := m.PatchType == admissionv1.PatchTypeJSONPatch
@@ -77,8 +78,12 @@ func compileMutating(spec *admissionv1.MutatingAdmissionPolicySpec) *compiledMut
 		case !jp && m.ApplyConfiguration != nil:
 			src = m.ApplyConfiguration.Expression
 		}
-		e, err := cel.CompileMutation(src, jp)
-		c.mutations = append(c.mutations, compiledMutation{compiledExpr{src: src, expr: e, err: err}, jp})
+		ce := compileExpr(pc, src)
+		if pc != nil {
+			e, err := pc.CompileMutation(src, jp)
+			ce = compiledExpr{src: src, expr: e, err: err}
+		}
+		c.mutations = append(c.mutations, compiledMutation{ce, jp})
 	}
 	return c
 }

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -394,5 +396,31 @@ func (e *env) awaitTypeChecking(t *testing.T, p string, gen int64, want string) 
 			t.Fatal(t.Context().Err())
 		case <-time.After(50 * time.Millisecond): // polling interval, not a synchronisation
 		}
+	}
+}
+
+// TestValidatingAdmissionPolicyInvalidExpressions: a policy whose
+// expressions do not compile, or give the wrong type, is refused when it
+// is written, with kube-apiserver v1.37.2's Status (captured in
+// testdata/policy/invalid-expressions.json): matchConditions first, then
+// variables (declared in order: one the policy does not declare is an
+// undefined field), validations and messageExpressions, auditAnnotations.
+func TestValidatingAdmissionPolicyInvalidExpressions(t *testing.T) {
+	t.Parallel()
+	e := target
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", "policy", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	r := e.post(t, policyBase+"validatingadmissionpolicies", read("invalid-expressions-request.json"))
+	if r.Code == http.StatusCreated {
+		e.del(t, policyBase+"validatingadmissionpolicies/vap-invalid", nil)
+	}
+	got, want := decode(t, r.Body), decode(t, read("invalid-expressions.json"))
+	if compact(got) != compact(want) {
+		t.Errorf("got  %s\nwant %s", compact(got), compact(want))
 	}
 }

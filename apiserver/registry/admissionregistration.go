@@ -14,8 +14,9 @@ import (
 // admissionregistration.k8s.io/v1: webhook configurations and admission
 // policies with their bindings, stored, defaulted and validated as
 // kube-apiserver v1.37.2 does (testdata/golden-1.37/kinds/
-// *-admissionregistration.k8s.io-*). The server does not call the webhooks
-// nor evaluate the policies; CEL expressions are not compiled.
+// *-admissionregistration.k8s.io-*). A ValidatingAdmissionPolicy's CEL
+// expressions are compiled when it is written (admissionregistration_cel.go);
+// the server enforces the policies (apiserver/policy*.go).
 
 func admissionKinds(Options, services) []*Resource {
 	const group = "admissionregistration.k8s.io"
@@ -350,7 +351,7 @@ func validateValidatingAdmissionPolicy(o, _ Object) metav1.FieldErrors {
 			errs = append(errs, metav1.FieldRequired(p+".valueExpression", "valueExpression is not specified"))
 		}
 	}
-	return errs
+	return append(errs, policyExpressionErrors(&s)...)
 }
 
 var mutationPatchTypes = []string{"ApplyConfiguration", "JSONPatch"}

@@ -3,8 +3,8 @@ package cel
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -15,75 +15,117 @@ import (
 // Policy expressions.
 //
 // The expressions of admission policies (matchConditions, variables,
-// validations, messageExpressions, auditAnnotations, mutations) run in
-// PolicyEnv: BaseEnv with the variables kube-apiserver declares for them,
-// all dynamically typed as in kube-apiserver's admission (type checking
+// validations, messageExpressions, auditAnnotations, mutations) are
+// compiled by a PolicyCompiler, one per policy: BaseEnv with the variables
+// kube-apiserver declares for them, object, oldObject, request, params
+// and namespaceObject dynamically typed as in kube-apiserver's admission,
+// and variables, an object of the policy's variables. The type checking
 // against the matched kinds' schemas is the policy status controller's
-// job, not admission's): object, oldObject, request, params,
-// namespaceObject, and variables, a map from a variable's name to its
-// value. The authorizer library is not implemented.
+// (CheckPolicy). The authorizer library is not implemented.
 
-// PolicyVariables are the variables of PolicyEnv, in kube-apiserver's
-// names.
+// PolicyVariables are the variables of policy expressions, in
+// kube-apiserver's names.
 var PolicyVariables = []string{"object", "oldObject", "request", "params", "namespaceObject", "variables"}
 
-// PolicyEnv returns the environment of admission policy expressions (see
-// PolicyVariables). It is built once and shared.
-func PolicyEnv() (*celgo.Env, error) {
-	policyOnce.Do(func() {
-		base, err := BaseEnv()
-		if err != nil {
-			policyErr = err
-			return
-		}
-		opts := make([]celgo.EnvOption, 0, len(PolicyVariables))
-		for _, v := range PolicyVariables {
-			t := types.DynType
-			if v == "variables" {
-				t = types.NewMapType(types.StringType, types.DynType)
-			}
-			opts = append(opts, celgo.Variable(v, t))
-		}
-		policyEnv, policyErr = base.Extend(opts...)
-	})
-	return policyEnv, policyErr
+// PolicyCompiler compiles the expressions of one policy. variables is an
+// object whose fields are the policy's variables, each of the type its
+// expression gives, declared in order (AddVariable): an expression reading
+// a variable the policy does not declare, or one declared after it, does
+// not compile, as in kube-apiserver. Every other variable is dyn. With
+// mutation set, the types JSONPatch and Object are known too.
+type PolicyCompiler struct {
+	env  *celgo.Env
+	vars *declType
 }
 
-var (
-	policyOnce sync.Once
-	policyEnv  *celgo.Env
-	policyErr  error
-)
+// NewPolicyCompiler returns a compiler for one policy's expressions.
+func NewPolicyCompiler(mutation bool) (*PolicyCompiler, error) {
+	return newPolicyCompiler(map[string]*declType{}, nil, mutation)
+}
+
+// newPolicyCompiler builds the environment of policy expressions, with
+// the object types objects and the variables of types typed (dyn for
+// those it does not name).
+func newPolicyCompiler(objects map[string]*declType, typed map[string]*types.Type, mutation bool) (*PolicyCompiler, error) {
+	base, err := BaseEnv()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := types.NewRegistry()
+	if err != nil {
+		return nil, err
+	}
+	vars := &declType{cel: types.NewObjectType("kubernetes.variables"), fields: map[string]*declField{}}
+	objects[vars.cel.TypeName()] = vars
+	var p types.Provider = &provider{Provider: reg, objects: objects}
+	if mutation {
+		p = &mutationProvider{Provider: p}
+	}
+	opts := []celgo.EnvOption{celgo.CustomTypeProvider(p)}
+	for _, v := range PolicyVariables {
+		t := types.DynType
+		if typed[v] != nil {
+			t = typed[v]
+		}
+		if v == "variables" {
+			t = vars.cel
+		}
+		opts = append(opts, celgo.Variable(v, t))
+	}
+	env, err := base.Extend(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &PolicyCompiler{env: env, vars: vars}, nil
+}
+
+// AddVariable compiles a variable's expression with the variables added
+// before it, then declares it (of dyn type when it does not compile).
+func (c *PolicyCompiler) AddVariable(name, expr string) (*Expression, error) {
+	e, t, err := c.compile(expr)
+	if t == nil {
+		t = types.DynType
+	}
+	c.vars.fields[name] = &declField{name: name, typ: &declType{cel: t}}
+	return e, err
+}
+
+// Compile compiles expr; want, when given, are the types its result may
+// have (bool for conditions and validations, string for messages); dyn
+// is accepted for any. Errors are worded as kube-apiserver's. The program
+// has kube-apiserver's per-call cost limit.
+func (c *PolicyCompiler) Compile(expr string, want ...*types.Type) (*Expression, error) {
+	e, t, err := c.compile(expr)
+	if err != nil || len(want) == 0 || t == types.DynType || slices.ContainsFunc(want, t.IsExactType) {
+		return e, err
+	}
+	if len(want) == 1 {
+		return nil, fmt.Errorf("must evaluate to %s but got %s", want[0], t)
+	}
+	names := make([]string, len(want))
+	for i, w := range want {
+		names[i] = w.String()
+	}
+	return nil, fmt.Errorf("must evaluate to one of [%s] but got %s", strings.Join(names, " "), t)
+}
+
+func (c *PolicyCompiler) compile(expr string) (*Expression, *types.Type, error) {
+	ast, iss := c.env.Compile(expr)
+	if iss.Err() != nil {
+		return nil, nil, fmt.Errorf("compilation failed: %s", iss.String())
+	}
+	prog, err := c.env.Program(ast, programOptions(PerCallLimit)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compilation failed: %v", err)
+	}
+	return &Expression{Source: expr, prog: prog}, ast.OutputType(), nil
+}
 
 // Expression is one compiled policy expression.
 type Expression struct {
 	// Source is the expression's text.
 	Source string
 	prog   celgo.Program
-}
-
-// CompilePolicyExpression compiles expr in PolicyEnv; want, when not nil,
-// is the type its result must have (bool for conditions and validations,
-// string for messages; dyn accepts any). The error is worded as
-// kube-apiserver's compilation errors. The program has kube-apiserver's
-// per-call cost limit.
-func CompilePolicyExpression(expr string, want *types.Type) (*Expression, error) {
-	env, err := PolicyEnv()
-	if err != nil {
-		return nil, err
-	}
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		return nil, fmt.Errorf("compilation failed: %v", iss.Err())
-	}
-	if want != nil && want != types.DynType && !ast.OutputType().IsExactType(want) && ast.OutputType() != types.DynType {
-		return nil, fmt.Errorf("compilation failed: must evaluate to %s but got %s", want, ast.OutputType())
-	}
-	prog, err := env.Program(ast, programOptions(PerCallLimit)...)
-	if err != nil {
-		return nil, fmt.Errorf("compilation failed: %v", err)
-	}
-	return &Expression{Source: expr, prog: prog}, nil
 }
 
 // Eval evaluates the expression on the activation vars (from PolicyEnv's
@@ -179,55 +221,16 @@ func (p *mutationProvider) NewValue(name string, fields map[string]ref.Val) ref.
 	return p.Provider.NewValue(name, fields)
 }
 
-// MutationEnv returns the environment of mutation expressions: PolicyEnv
-// with the JSONPatch and Object types. It is built once and shared.
-func MutationEnv() (*celgo.Env, error) {
-	mutationOnce.Do(func() {
-		env, err := PolicyEnv()
-		if err != nil {
-			mutationErr = err
-			return
-		}
-		reg, err := types.NewRegistry()
-		if err != nil {
-			mutationErr = err
-			return
-		}
-		mutationEnv, mutationErr = env.Extend(celgo.CustomTypeProvider(&mutationProvider{Provider: reg}))
-	})
-	return mutationEnv, mutationErr
-}
-
-var (
-	mutationOnce sync.Once
-	mutationEnv  *celgo.Env
-	mutationErr  error
-)
-
-// CompileMutation compiles a mutation's expression in MutationEnv: a
-// JSONPatch mutation (jsonPatch) must give a list of JSONPatch, an
-// ApplyConfiguration one an Object.
-func CompileMutation(expr string, jsonPatch bool) (*Expression, error) {
-	env, err := MutationEnv()
-	if err != nil {
-		return nil, err
-	}
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		return nil, fmt.Errorf("compilation failed: %v", iss.Err())
-	}
+// CompileMutation compiles a mutation's expression: a JSONPatch
+// mutation (jsonPatch) must give a list of JSONPatch, an
+// ApplyConfiguration one an Object. The compiler must have been made for
+// mutations.
+func (c *PolicyCompiler) CompileMutation(expr string, jsonPatch bool) (*Expression, error) {
 	want := types.NewObjectType("Object")
 	if jsonPatch {
 		want = types.NewListType(types.NewObjectType("JSONPatch"))
 	}
-	if t := ast.OutputType(); t != types.DynType && !t.IsExactType(want) {
-		return nil, fmt.Errorf("compilation failed: must evaluate to %s but got %s", want, t)
-	}
-	prog, err := env.Program(ast, programOptions(PerCallLimit)...)
-	if err != nil {
-		return nil, fmt.Errorf("compilation failed: %v", err)
-	}
-	return &Expression{Source: expr, prog: prog}, nil
+	return c.Compile(expr, want)
 }
 
 // Native converts a CEL value to its JSON form (maps, lists, strings,

@@ -3,7 +3,6 @@ package cel
 import (
 	"fmt"
 
-	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 )
 
@@ -32,46 +31,24 @@ func CheckPolicy(object, params *Schema, vars []PolicyVariable, exprs []string) 
 	if obj == nil {
 		return out
 	}
-	paramType := types.DynType
+	typed := map[string]*types.Type{"object": obj.cel, "oldObject": obj.cel}
 	if params != nil {
 		if p := b.declTypeOf(params, "Params", true, 0); p != nil {
-			paramType = p.cel
+			typed["params"] = p.cel
 		}
 	}
-	base, err := BaseEnv()
-	if err != nil {
-		return out
-	}
-	reg, err := types.NewRegistry()
-	if err != nil {
-		return out
-	}
-	varsType := &declType{cel: types.NewObjectType("kubernetes.variables"), fields: map[string]*declField{}}
-	b.objects[varsType.cel.TypeName()] = varsType
-	env, err := base.Extend(
-		celgo.CustomTypeProvider(&provider{Provider: reg, objects: b.objects}),
-		celgo.Variable("object", obj.cel),
-		celgo.Variable("oldObject", obj.cel),
-		celgo.Variable("params", paramType),
-		celgo.Variable("variables", varsType.cel),
-		celgo.Variable("request", types.DynType),
-		celgo.Variable("namespaceObject", types.DynType),
-	)
+	c, err := newPolicyCompiler(b.objects, typed, false)
 	if err != nil {
 		return out
 	}
 	for _, v := range vars {
-		t := types.DynType
-		if ast, iss := env.Compile(v.Expression); iss.Err() == nil {
-			t = ast.OutputType()
-		}
-		varsType.fields[v.Name] = &declField{name: v.Name, typ: &declType{cel: t}}
+		_, _ = c.AddVariable(v.Name, v.Expression)
 	}
 	for i, e := range exprs {
 		if e == "" {
 			continue
 		}
-		if _, iss := env.Compile(e); iss.Err() != nil {
+		if _, iss := c.env.Compile(e); iss.Err() != nil {
 			out[i] = iss.String()
 		}
 	}

@@ -30,7 +30,8 @@ func TestPolicyExpressions(t *testing.T) {
 		{"object.spec.x", "", "no such key: spec"},
 		{"oldObject == null", "true", ""},
 	} {
-		e, err := CompilePolicyExpression(c.expr, nil)
+		pc := newTestCompiler(t, false)
+		e, err := pc.Compile(c.expr)
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
@@ -49,11 +50,28 @@ func TestPolicyExpressions(t *testing.T) {
 			}
 		}
 	}
-	if _, err := CompilePolicyExpression("'a'", types.BoolType); err == nil || !strings.Contains(err.Error(), "must evaluate to bool") {
+	pc, err := NewPolicyCompiler(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pc.Compile("'a'", types.BoolType); err == nil || err.Error() != "must evaluate to bool but got string" {
 		t.Errorf("a string where a bool is wanted: %v", err)
 	}
-	if _, err := CompilePolicyExpression("object.", types.BoolType); err == nil || !strings.HasPrefix(err.Error(), "compilation failed: ") {
+	if _, err := pc.Compile("1", types.StringType, types.NullType); err == nil || err.Error() != "must evaluate to one of [string null_type] but got int" {
+		t.Errorf("an int where a string or null is wanted: %v", err)
+	}
+	if _, err := pc.Compile("object.", types.BoolType); err == nil || !strings.HasPrefix(err.Error(), "compilation failed: ERROR: <input>:1:8: Syntax error") {
 		t.Errorf("syntax error: %v", err)
+	}
+	// variables: declared in order, typed by their expressions.
+	if _, err := pc.Compile("variables.v == 'x'"); err == nil || !strings.Contains(err.Error(), "undefined field 'v'") {
+		t.Errorf("an undeclared variable: %v", err)
+	}
+	if _, err := pc.AddVariable("v", "object.metadata.name.size()"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pc.Compile("variables.v == 'x'"); err == nil || !strings.Contains(err.Error(), "found no matching overload for '_==_' applied to '(int, string)'") {
+		t.Errorf("a variable compared with the wrong type: %v", err)
 	}
 }
 
@@ -68,7 +86,7 @@ func TestMutationExpressions(t *testing.T) {
 		{`[JSONPatch{op: "add", path: "/data/x", value: object.data.a}]`, true, `[map[op:add path:/data/x value:b]]`},
 		{`Object{metadata: Object.metadata{labels: {"l": "v"}}, spec: Object.spec{replicas: 2}}`, false, `map[metadata:map[labels:map[l:v]] spec:map[replicas:2]]`},
 	} {
-		e, err := CompileMutation(c.expr, c.jsonPatch)
+		e, err := newTestCompiler(t, true).CompileMutation(c.expr, c.jsonPatch)
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
@@ -81,10 +99,10 @@ func TestMutationExpressions(t *testing.T) {
 			t.Errorf("%s = %s (%v), want %s", c.expr, got, err, c.want)
 		}
 	}
-	if _, err := CompileMutation(`"x"`, true); err == nil {
+	if _, err := newTestCompiler(t, true).CompileMutation(`"x"`, true); err == nil {
 		t.Error("a string compiled as a JSONPatch mutation")
 	}
-	if _, err := CompileMutation(`[JSONPatch{op: "add", path: "/x"}]`, false); err == nil {
+	if _, err := newTestCompiler(t, true).CompileMutation(`[JSONPatch{op: "add", path: "/x"}]`, false); err == nil {
 		t.Error("a list compiled as an ApplyConfiguration mutation")
 	}
 }
@@ -132,19 +150,39 @@ func FuzzPolicyExpression(f *testing.F) {
 		if !ok {
 			return
 		}
-		if e, err := CompilePolicyExpression(expr, nil); err == nil {
+		pc, err := NewPolicyCompiler(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = pc.AddVariable("v", "'x'")
+		_, _ = pc.AddVariable("broken", "object.spec")
+		if e, err := pc.Compile(expr); err == nil {
 			if v, err := e.Eval(policyVars(obj)); err == nil {
 				_, _ = Native(v)
 			}
 		}
 		for _, jp := range []bool{true, false} {
-			if e, err := CompileMutation(expr, jp); err == nil {
+			if e, err := pc.CompileMutation(expr, jp); err == nil {
 				if v, err := e.Eval(policyVars(obj)); err == nil {
 					_, _ = Native(v)
 				}
 			}
 		}
 	})
+}
+
+func newTestCompiler(t *testing.T, mutation bool) *PolicyCompiler {
+	t.Helper()
+	pc, err := NewPolicyCompiler(mutation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"v", "broken"} {
+		if _, err := pc.AddVariable(v, "object"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pc
 }
 
 func sprint(v any) string { return fmt.Sprint(v) }
