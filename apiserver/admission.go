@@ -50,9 +50,10 @@ import (
 // DefaultAdmissionPlugins are the admission plugins kube-apiserver v1.37
 // enables by default, in its order. kapi implements the effect of those
 // that change or refuse requests it serves (the webhook plugins in
-// webhook.go): the policy plugins have no configuration to act on, and
-// CertificateApproval, CertificateSigning and ClusterTrustBundleAttest
-// check authorization, under which everything is allowed until the server
+// webhook.go, MutatingAdmissionPolicy and ValidatingAdmissionPolicy in
+// policy.go and policy_mutating.go); CertificateApproval,
+// CertificateSigning and ClusterTrustBundleAttest check authorization,
+// under which everything is allowed until the server
 // has RBAC; PodGroupProtection, PersistentVolumeClaimResize,
 // PodTopologyLabels, NodeDeclaredFeatureValidator and PodResizeValidator
 // have no effect kapi can show without nodes and volumes.

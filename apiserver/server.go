@@ -31,6 +31,11 @@
 //     deletes included (optionsbody.go), 415 for any other media type;
 //   - CustomResourceDefinitions (crd.go): served as soon as they are stored,
 //     validated, pruned and defaulted by their schema (package schema);
+//   - admission policies (policy.go, policy_mutating.go, policy_status.go):
+//     ValidatingAdmissionPolicies and MutatingAdmissionPolicies with their
+//     bindings enforced from the next request after they are written, and
+//     a ValidatingAdmissionPolicy's status.typeChecking filled in as
+//     kube-controller-manager does;
 //   - discovery, legacy and aggregated (apidiscovery.k8s.io/v2 at /api and
 //     /apis, with ETags), kept current as CRDs come and go (aggregated.go);
 //   - the status and scale subresources;

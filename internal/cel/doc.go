@@ -31,6 +31,24 @@
 // cluster accepts. The authorizer library, which only admission policies
 // have, and the image library are not implemented.
 //
+// # Admission policy expressions
+//
+// A PolicyCompiler compiles the expressions of one admission policy
+// (matchConditions, variables, validations, messages, audit annotations,
+// mutations) with the variables kube-apiserver gives them: object,
+// oldObject, request, params and namespaceObject, dynamically typed, and
+// variables, an object of the policy's variables typed in order
+// (AddVariable). Results of the wrong type are refused with
+// kube-apiserver's words ("must evaluate to bool but got string"). A
+// compiler for mutations also knows JSONPatch{op, path, from, value} and
+// the Object types of apply configurations (CompileMutation). Values are
+// built with JSONValue and Variables and read back with Native.
+//
+// CheckPolicy type-checks expressions against a kind's schema (object and
+// oldObject typed, params of the param kind's schema), as the policy
+// status controller fills status.typeChecking; TypeCheckWarning words the
+// result per kind.
+//
 // # CRD validation rules
 //
 // Compile compiles the rules of a CRD version's schema once; the Validator
