@@ -1,10 +1,19 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/cel-go/common/types"
+
+	admissionv1 "github.com/kapi-dev/kapi/api/admissionregistration/v1"
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/internal/cel"
 )
 
 const (
@@ -102,4 +111,55 @@ func TestMutatingPolicyReinvocation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPolicyMutation applies arbitrary mutation results (JSON patches and
+// apply configurations, as the expressions could give them) to a pod and
+// a configmap, and evaluates a validating policy on the result: no input
+// panics.
+func FuzzPolicyMutation(f *testing.F) {
+	for _, s := range []string{
+		`[{"op":"add","path":"/data/x","value":"y"}]`,
+		`[{"op":"replace","path":"/spec/containers/0/image","value":{"a":1}}]`,
+		`[{"op":"move","from":"/metadata","path":"/spec/x"}]`,
+		`{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":1e40}]}]}}`,
+		`{"data":{"k":[1,2]},"binaryData":{"b":"!!"}}`,
+		`{"metadata":{"managedFields":[{}],"creationTimestamp":"x"}}`,
+	} {
+		f.Add(s)
+	}
+	srv, err := New(Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = srv.Close() })
+	pods, cms := srv.reg.Get("", "v1", "pods"), srv.reg.Get("", "v1", "configmaps")
+	check := compilePolicy(&admissionv1.ValidatingAdmissionPolicySpec{
+		Variables:   []admissionv1.Variable{{Name: "v", Expression: "object.metadata.name"}},
+		Validations: []admissionv1.Validation{{Expression: "has(object.spec) && object.spec.containers.all(c, c.image != '')", MessageExpression: "variables.v"}},
+	})
+	f.Fuzz(func(t *testing.T, result string) {
+		var x any
+		d := json.NewDecoder(strings.NewReader(result))
+		d.UseNumber()
+		if d.Decode(&x) != nil {
+			return
+		}
+		out := cel.JSONValue(normalNumbers(x))
+		for _, obj := range []registry.Object{
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}, Data: map[string]string{"a": "b"}},
+		} {
+			res := cms
+			if _, ok := obj.(*corev1.Pod); ok {
+				res = pods
+			}
+			for _, jp := range []bool{true, false} {
+				r := &policyRequest{res: res, op: "CREATE", obj: obj, namespace: "default", name: obj.GetName()}
+				_, _ = srv.mutate(r, jp, out)
+				r.vars = nil
+				_ = srv.evalPolicy(t.Context(), r, check, types.NullValue)
+			}
+		}
+	})
 }
