@@ -31,7 +31,7 @@ import (
 // ValidatingAdmissionPolicies and their bindings are enforced in the
 // validating admission phase (admitValidating), after PodSecurity and
 // before ResourceQuota, as kube-apiserver's ValidatingAdmissionPolicy
-// plugin, on creates and updates of resources (not subresources):
+// plugin, on creates, updates and deletes of resources (not subresources):
 //
 //   - a binding applies when its policy's matchConstraints and its own
 //     matchResources match the request (resourceRules and
@@ -361,8 +361,8 @@ type policyFailure struct {
 // policyRequest is what the policies see of one request.
 type policyRequest struct {
 	res       *registry.Resource
-	op        string // CREATE, UPDATE
-	obj, old  registry.Object
+	op        string // CREATE, UPDATE, DELETE
+	obj, old  registry.Object // obj nil for a delete, old for a create
 	namespace string
 	name      string
 	dryRun    bool
@@ -371,8 +371,22 @@ type policyRequest struct {
 	nsRead    bool
 }
 
+// newPolicyRequest describes a create (old nil), update, or delete (obj
+// nil) of a resource.
+func newPolicyRequest(res *registry.Resource, obj, old registry.Object, dryRun bool) *policyRequest {
+	r := &policyRequest{res: res, op: "CREATE", obj: obj, old: old, dryRun: dryRun}
+	switch {
+	case obj == nil:
+		r.op, obj = "DELETE", old
+	case old != nil:
+		r.op = "UPDATE"
+	}
+	r.namespace, r.name = obj.GetNamespace(), obj.GetName()
+	return r
+}
+
 // admitPolicies runs the ValidatingAdmissionPolicies bound to a create
-// (old nil) or update of a resource.
+// (old nil), update or delete (obj nil) of a resource.
 func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, obj, old registry.Object, o *writeOptions) *metav1.Status {
 	if s.policies == nil || !s.admissionOn("ValidatingAdmissionPolicy") {
 		return nil
@@ -381,10 +395,7 @@ func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, obj,
 	if len(bound) == 0 {
 		return nil
 	}
-	r := &policyRequest{res: res, op: "CREATE", obj: obj, old: old, namespace: obj.GetNamespace(), name: obj.GetName(), dryRun: o.DryRun}
-	if old != nil {
-		r.op = "UPDATE"
-	}
+	r := newPolicyRequest(res, obj, old, o.DryRun)
 	var denied *policyFailure
 	var deniedBy boundPolicy
 	for _, bp := range bound {
@@ -411,7 +422,7 @@ func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, obj,
 	}
 	msg := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s",
 		deniedBy.policy.policy.Name, deniedBy.binding.Name, denied.message)
-	st := metav1.NewForbidden(res.GroupResource(), obj.GetName(), errors.New(msg))
+	st := metav1.NewForbidden(res.GroupResource(), r.name, errors.New(msg))
 	st.Reason, st.Code = denied.reason, reasonCode(denied.reason)
 	st.Details.Causes = []metav1.StatusCause{{Message: msg}}
 	return st
@@ -698,7 +709,7 @@ func (s *Server) namespaceSelected(ctx context.Context, r *policyRequest, sel *m
 	var labels map[string]string
 	switch {
 	case r.res.Group == "" && r.res.Resource == "namespaces":
-		labels = r.obj.GetLabels()
+		labels = r.objectOrOld().GetLabels()
 	case !r.res.Namespaced:
 		return true
 	default:
@@ -719,7 +730,15 @@ func objectSelected(r *policyRequest, sel *metav1.LabelSelector) bool {
 	if sel == nil || len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
 		return true
 	}
-	return labelsSelected(sel, r.obj.GetLabels()) || r.old != nil && labelsSelected(sel, r.old.GetLabels())
+	return r.obj != nil && labelsSelected(sel, r.obj.GetLabels()) || r.old != nil && labelsSelected(sel, r.old.GetLabels())
+}
+
+// objectOrOld is the request's object, or the old one of a delete.
+func (r *policyRequest) objectOrOld() registry.Object {
+	if r.obj != nil {
+		return r.obj
+	}
+	return r.old
 }
 
 func labelsSelected(sel *metav1.LabelSelector, labels map[string]string) bool {

@@ -424,3 +424,49 @@ func TestValidatingAdmissionPolicyInvalidExpressions(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", compact(got), compact(want))
 	}
 }
+
+// TestValidatingAdmissionPolicyDelete: policies matching DELETE see the
+// deleted object as oldObject and a null object; a denial is worded as on
+// the other operations.
+func TestValidatingAdmissionPolicyDelete(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	p := "vapd-" + randomSuffix()
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
+		"matchConstraints": obj{"resourceRules": []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"DELETE"}, "resources": []any{"configmaps"}}}},
+		"validations": []any{obj{
+			"expression":        "object == null && !('keep' in oldObject.metadata.labels) && request.operation == 'DELETE'",
+			"messageExpression": "'keep ' + oldObject.metadata.name",
+		}},
+	}})
+	e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(p+"-b", p, ns, "del", []any{"Deny"}, nil))
+	e.createCM(t, ns, "keep", map[string]string{"b": "del", "keep": "y"}, nil)
+	e.createCM(t, ns, "gone", map[string]string{"b": "del"}, nil)
+	deadline := time.Now().Add(e.within(30 * time.Second))
+	for {
+		r := e.del(t, cmPath(ns, "keep")+"?dryRun=All", nil)
+		if r.Code != http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policy did not take effect:\n%s", r)
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		case <-time.After(50 * time.Millisecond): // polling interval, not a synchronisation
+		}
+	}
+	full := "ValidatingAdmissionPolicy '" + p + "' with binding '" + p + "-b' denied request: keep keep"
+	st := checkStatus(t, e.del(t, cmPath(ns, "keep"), nil), http.StatusUnprocessableEntity, "Invalid", `configmaps "keep" is forbidden: `+full)
+	want := obj{"name": "keep", "kind": "configmaps", "causes": []any{obj{"message": full}}}
+	if got := st["details"]; compact(got) != compact(want) {
+		t.Errorf("details %s\nwant    %s", compact(got), compact(want))
+	}
+	expect(t, e.del(t, cmPath(ns, "gone"), nil), http.StatusOK)
+	// Unlabel it so that the namespace can go.
+	keep := expect(t, e.get(t, cmPath(ns, "keep")), http.StatusOK)
+	keep["metadata"].(obj)["labels"] = obj{}
+	expect(t, e.put(t, cmPath(ns, "keep"), keep), http.StatusOK)
+}
