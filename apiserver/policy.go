@@ -361,7 +361,7 @@ type policyFailure struct {
 // policyRequest is what the policies see of one request.
 type policyRequest struct {
 	res       *registry.Resource
-	op        string // CREATE, UPDATE, DELETE
+	op        string          // CREATE, UPDATE, DELETE
 	obj, old  registry.Object // obj nil for a delete, old for a create
 	namespace string
 	name      string
