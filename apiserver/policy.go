@@ -153,29 +153,39 @@ func (x *policyIndex) put(key string, obj storage.Object, deleted bool) {
 	}
 }
 
-// boundPolicy is a binding with its policy.
-type boundPolicy struct {
-	binding *admissionv1.ValidatingAdmissionPolicyBinding
-	policy  *policyEntry
+// bound is a binding (B) with its policy's entry (E).
+type bound[B metav1.Object, E any] struct {
+	binding B
+	policy  E
 }
+
+// boundPolicy is a ValidatingAdmissionPolicyBinding with its policy.
+type boundPolicy = bound[*admissionv1.ValidatingAdmissionPolicyBinding, *policyEntry]
 
 // snapshot returns the bindings whose policy exists, by policy then
 // binding name.
 func (x *policyIndex) snapshot() []boundPolicy {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	out := make([]boundPolicy, 0, len(x.bindings))
-	for _, b := range x.bindings {
-		if p := x.policies[b.Spec.PolicyName]; p != nil {
-			out = append(out, boundPolicy{b, p})
+	return boundOf(x.bindings, x.policies, func(b *admissionv1.ValidatingAdmissionPolicyBinding) string { return b.Spec.PolicyName })
+}
+
+// boundOf pairs the bindings with the policies they name (policyName),
+// leaving out those whose policy does not exist, by policy then binding
+// name.
+func boundOf[B metav1.Object, E any](bindings map[string]B, policies map[string]E, policyName func(B) string) []bound[B, E] {
+	out := make([]bound[B, E], 0, len(bindings))
+	for _, b := range bindings {
+		if p, ok := policies[policyName(b)]; ok {
+			out = append(out, bound[B, E]{b, p})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.policy.policy.Name != b.policy.policy.Name {
-			return a.policy.policy.Name < b.policy.policy.Name
+		a, b := out[i].binding, out[j].binding
+		if pa, pb := policyName(a), policyName(b); pa != pb {
+			return pa < pb
 		}
-		return a.binding.Name < b.binding.Name
+		return a.GetName() < b.GetName()
 	})
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"sync"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -88,31 +87,15 @@ func compileMutating(spec *admissionv1.MutatingAdmissionPolicySpec) *compiledMut
 	return c
 }
 
-// boundMutating is a mutating binding with its policy.
-type boundMutating struct {
-	binding *admissionv1.MutatingAdmissionPolicyBinding
-	policy  *mutatingEntry
-}
+// boundMutating is a MutatingAdmissionPolicyBinding with its policy.
+type boundMutating = bound[*admissionv1.MutatingAdmissionPolicyBinding, *mutatingEntry]
 
 // mutatingSnapshot returns the mutating bindings whose policy exists, by
 // policy then binding name.
 func (x *policyIndex) mutatingSnapshot() []boundMutating {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	out := make([]boundMutating, 0, len(x.mbindings))
-	for _, b := range x.mbindings {
-		if p := x.mutating[b.Spec.PolicyName]; p != nil {
-			out = append(out, boundMutating{b, p})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.policy.policy.Name != b.policy.policy.Name {
-			return a.policy.policy.Name < b.policy.policy.Name
-		}
-		return a.binding.Name < b.binding.Name
-	})
-	return out
+	return boundOf(x.mbindings, x.mutating, func(b *admissionv1.MutatingAdmissionPolicyBinding) string { return b.Spec.PolicyName })
 }
 
 // admitMutatingPolicies runs the MutatingAdmissionPolicies bound to a

@@ -34,14 +34,27 @@ func (e *env) createPolicyObject(t *testing.T, resource string, o obj) {
 // answer, failing the test at the deadline.
 func (e *env) awaitPolicy(t *testing.T, path string, o obj, ok func(*response) bool) *response {
 	t.Helper()
+	var r *response
+	e.eventually(t, func() (bool, string) {
+		r = e.post(t, path+"?dryRun=All", o)
+		return ok(r), "the policy did not take effect:\n" + r.String()
+	})
+	return r
+}
+
+// eventually calls done until it reports true, failing the test with its
+// message at the deadline (what a real server's controllers take a moment
+// to do).
+func (e *env) eventually(t *testing.T, done func() (bool, string)) {
+	t.Helper()
 	deadline := time.Now().Add(e.within(30 * time.Second))
 	for {
-		r := e.post(t, path+"?dryRun=All", o)
-		if ok(r) {
-			return r
+		ok, msg := done()
+		if ok {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the policy did not take effect:\n%s", r)
+			t.Fatal(msg)
 		}
 		select {
 		case <-t.Context().Done():
@@ -376,26 +389,17 @@ func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 // gen and compares its typeChecking.expressionWarnings (as JSON) with want.
 func (e *env) awaitTypeChecking(t *testing.T, p string, gen int64, want string) {
 	t.Helper()
-	deadline := time.Now().Add(e.within(30 * time.Second))
-	for {
-		got := expect(t, e.get(t, policyBase+"validatingadmissionpolicies/"+p), http.StatusOK)
-		if g, _ := num(got, "status", "observedGeneration"); g == gen {
-			if !has(got, "status", "typeChecking") {
-				t.Errorf("no typeChecking: %s", compact(got["status"]))
-			}
-			if w := compact(field0(got, "status", "typeChecking", "expressionWarnings")); w != want {
-				t.Errorf("expressionWarnings\n got: %s\nwant: %s", w, want)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status not observed: %s", compact(got["status"]))
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal(t.Context().Err())
-		case <-time.After(50 * time.Millisecond): // polling interval, not a synchronisation
-		}
+	var got obj
+	e.eventually(t, func() (bool, string) {
+		got = expect(t, e.get(t, policyBase+"validatingadmissionpolicies/"+p), http.StatusOK)
+		g, _ := num(got, "status", "observedGeneration")
+		return g == gen, "status not observed: " + compact(got["status"])
+	})
+	if !has(got, "status", "typeChecking") {
+		t.Errorf("no typeChecking: %s", compact(got["status"]))
+	}
+	if w := compact(field0(got, "status", "typeChecking", "expressionWarnings")); w != want {
+		t.Errorf("expressionWarnings\n got: %s\nwant: %s", w, want)
 	}
 }
 
@@ -443,21 +447,10 @@ func TestValidatingAdmissionPolicyDelete(t *testing.T) {
 	e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(p+"-b", p, ns, "del", []any{"Deny"}, nil))
 	e.createCM(t, ns, "keep", map[string]string{"b": "del", "keep": "y"}, nil)
 	e.createCM(t, ns, "gone", map[string]string{"b": "del"}, nil)
-	deadline := time.Now().Add(e.within(30 * time.Second))
-	for {
+	e.eventually(t, func() (bool, string) {
 		r := e.del(t, cmPath(ns, "keep")+"?dryRun=All", nil)
-		if r.Code != http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the policy did not take effect:\n%s", r)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal(t.Context().Err())
-		case <-time.After(50 * time.Millisecond): // polling interval, not a synchronisation
-		}
-	}
+		return r.Code != http.StatusOK, "the policy did not take effect:\n" + r.String()
+	})
 	full := "ValidatingAdmissionPolicy '" + p + "' with binding '" + p + "-b' denied request: keep keep"
 	st := checkStatus(t, e.del(t, cmPath(ns, "keep"), nil), http.StatusUnprocessableEntity, "Invalid", `configmaps "keep" is forbidden: `+full)
 	want := obj{"name": "keep", "kind": "configmaps", "causes": []any{obj{"message": full}}}

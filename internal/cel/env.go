@@ -53,6 +53,17 @@ func baseOptions() []celgo.EnvOption {
 // node's type, oldSelf of the same type (optional_type of it with
 // optionalOldSelf), the schema's object types known.
 func ruleEnv(b *typeBuilder, self *declType, optional bool) (*celgo.Env, error) {
+	old := self.cel
+	if optional {
+		old = types.NewOptionalType(old)
+	}
+	return extendBase(b.objects, false, celgo.Variable("self", self.cel), celgo.Variable("oldSelf", old))
+}
+
+// extendBase extends BaseEnv with the object types objects (and, with
+// mutation, JSONPatch and the Object types) and opts: the one way the
+// environments of CRD rules and admission policies are built.
+func extendBase(objects map[string]*declType, mutation bool, opts ...celgo.EnvOption) (*celgo.Env, error) {
 	base, err := BaseEnv()
 	if err != nil {
 		return nil, err
@@ -61,15 +72,11 @@ func ruleEnv(b *typeBuilder, self *declType, optional bool) (*celgo.Env, error) 
 	if err != nil {
 		return nil, err
 	}
-	old := self.cel
-	if optional {
-		old = types.NewOptionalType(old)
+	var p types.Provider = &provider{Provider: reg, objects: objects}
+	if mutation {
+		p = &mutationProvider{Provider: p}
 	}
-	return base.Extend(
-		celgo.CustomTypeProvider(&provider{Provider: reg, objects: b.objects}),
-		celgo.Variable("self", self.cel),
-		celgo.Variable("oldSelf", old),
-	)
+	return base.Extend(append([]celgo.EnvOption{celgo.CustomTypeProvider(p)}, opts...)...)
 }
 
 func jsonString(s string) (string, error) {

@@ -47,21 +47,9 @@ func NewPolicyCompiler(mutation bool) (*PolicyCompiler, error) {
 // the object types objects and the variables of types typed (dyn for
 // those it does not name).
 func newPolicyCompiler(objects map[string]*declType, typed map[string]*types.Type, mutation bool) (*PolicyCompiler, error) {
-	base, err := BaseEnv()
-	if err != nil {
-		return nil, err
-	}
-	reg, err := types.NewRegistry()
-	if err != nil {
-		return nil, err
-	}
 	vars := &declType{cel: types.NewObjectType("kubernetes.variables"), fields: map[string]*declField{}}
 	objects[vars.cel.TypeName()] = vars
-	var p types.Provider = &provider{Provider: reg, objects: objects}
-	if mutation {
-		p = &mutationProvider{Provider: p}
-	}
-	opts := []celgo.EnvOption{celgo.CustomTypeProvider(p)}
+	var opts []celgo.EnvOption
 	for _, v := range PolicyVariables {
 		t := types.DynType
 		if typed[v] != nil {
@@ -72,7 +60,7 @@ func newPolicyCompiler(objects map[string]*declType, typed map[string]*types.Typ
 		}
 		opts = append(opts, celgo.Variable(v, t))
 	}
-	env, err := base.Extend(opts...)
+	env, err := extendBase(objects, mutation, opts...)
 	if err != nil {
 		return nil, err
 	}
