@@ -185,10 +185,23 @@ func TestValidatingAdmissionPolicyParams(t *testing.T) {
 	e := target
 	ns := e.namespace(t)
 	p := "vapp-" + randomSuffix()
-	e.createCM(t, ns, "params", map[string]string{"pp": "x"}, map[string]string{"bad": "yes"})
+	// The params are custom resources: kube-apiserver v1.37.2 stops the
+	// cache of a built-in param kind for good once no binding names it
+	// (kubernetes/kubernetes#130887), after which selectors find nothing
+	// until it restarts; custom param kinds are not affected.
+	group := p + ".policy.i16.kapi.dev"
+	e.createServedCRD(t, obj{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": obj{"name": "params." + group},
+		"spec": obj{"group": group, "scope": "Namespaced",
+			"names": obj{"plural": "params", "singular": "param", "kind": "Param", "listKind": "ParamList"},
+			"versions": []any{obj{"name": "v1", "served": true, "storage": true, "schema": obj{"openAPIV3Schema": obj{
+				"type": "object", "properties": obj{"data": obj{"type": "object", "additionalProperties": obj{"type": "string"}}}}}}}}})
+	paramPath := "/apis/" + group + "/v1/namespaces/" + ns + "/params"
+	expect(t, e.post(t, paramPath, obj{"apiVersion": group + "/v1", "kind": "Param",
+		"metadata": obj{"name": "params", "labels": obj{"pp": "x"}}, "data": obj{"bad": "yes"}}), http.StatusCreated)
 	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
 		"failurePolicy":    "Fail",
-		"paramKind":        obj{"apiVersion": "v1", "kind": "ConfigMap"},
+		"paramKind":        obj{"apiVersion": group + "/v1", "kind": "Param"},
 		"matchConstraints": vapRule("secrets"),
 		"validations": []any{obj{
 			"expression":        "!has(object.metadata.labels) || !('bad' in object.metadata.labels) || object.metadata.labels.bad != params.data.bad",
@@ -222,8 +235,16 @@ func TestValidatingAdmissionPolicyParams(t *testing.T) {
 		}
 		return obj{"metadata": obj{"name": name, "labels": labels}}
 	}
+	// A real server reads params from a cache that fills a moment after
+	// the policy appears: the probes of bindings with params wait for a
+	// denial that used them.
 	for b := range bindings {
-		if b != "allow" {
+		switch b {
+		case "found", "selected":
+			e.awaitPolicy(t, secrets, secret("probe", b, true), func(r *response) bool {
+				return refused(r) && strings.Contains(string(r.Body), "label bad is yes")
+			})
+		case "missing", "none":
 			e.awaitPolicy(t, secrets, secret("probe", b, true), refused)
 		}
 	}
@@ -248,7 +269,9 @@ func TestValidatingAdmissionPolicyParams(t *testing.T) {
 	}
 	// The params are read on each request: once they say otherwise, the
 	// same object passes.
-	e.updateData(t, ns, expect(t, e.get(t, cmPath(ns, "params")), http.StatusOK), map[string]string{"bad": "no"})
+	cur := expect(t, e.get(t, paramPath+"/params"), http.StatusOK)
+	cur["data"] = obj{"bad": "no"}
+	expect(t, e.put(t, paramPath+"/params", cur), http.StatusOK)
 	r := e.awaitPolicy(t, secrets, secret("s-found-bad", "found", true), func(r *response) bool { return r.Code == http.StatusCreated })
 	if !strings.Contains(string(r.Body), "s-found-bad") {
 		t.Errorf("dry run: %s", r)
