@@ -356,12 +356,6 @@ func TestMutatingAdmissionPolicy(t *testing.T) {
 	denied("c-err", "err", "expression '"+patches+"' resulted in error: no such key: spec")
 }
 
-// field0 is the value at path in o, nil when there is none.
-func field0(o obj, path ...string) any {
-	v, _ := field(o, path...)
-	return v
-}
-
 // TestValidatingAdmissionPolicyTypeChecking: the status controller fills
 // status.observedGeneration and status.typeChecking: each validation's
 // expression and messageExpression checked against the schemas of the
