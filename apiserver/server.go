@@ -333,11 +333,12 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	s.startWebhooks() // stopped by Close (webhook.go)
+	// The policy hooks go on the store before any goroutine reads s.store.
 	if err := s.startPolicies(); err != nil {
 		s.Close()
 		return nil, err
 	}
+	s.startWebhooks() // stopped by Close (webhook.go)
 	if !cfg.SkipSystemNamespaces {
 		if err := s.createSystemNamespaces(); err != nil {
 			s.Close()
