@@ -9,6 +9,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	admissionv1 "github.com/kapi-dev/kapi/api/admission/v1"
+	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	"github.com/kapi-dev/kapi/codec"
 )
 
@@ -106,6 +107,42 @@ func FuzzCreatePatch(f *testing.F) {
 		}
 		if !jsonEqual(t, got, to) {
 			t.Fatalf("%s → %s: patch %s gives %s", from, to, patch, got)
+		}
+	})
+}
+
+// FuzzConversionReview sends arbitrary bodies to a conversion webhook: it
+// answers with an HTTP error or a review of the same uid, never a panic's
+// failure, and a success has one object per object sent.
+func FuzzConversionReview(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"conv.webhook.kapi.dev/v3","objects":[` + thingV1 + `,` + thingV2 + `]}}`))
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"u","desiredAPIVersion":"conv.webhook.kapi.dev/v1","objects":[{"apiVersion":"conv.webhook.kapi.dev/v3","kind":"Thing","metadata":[],"spec":{"replicas":"x"}}]}}`))
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1beta1","request":{"objects":null}}`))
+	c, err := NewConversion[ThingV2](Spoke(v1Up, v1Down), Spoke(v3Up, v3Down))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		w := post(t, c, "application/json", body)
+		if w.Code != http.StatusOK {
+			if w.Code != http.StatusBadRequest {
+				t.Fatalf("HTTP %d: %s", w.Code, w.Body)
+			}
+			return
+		}
+		var in, out apiextensionsv1.ConversionReview
+		if err := codec.UnmarshalJSON(body, &in); err != nil {
+			t.Fatalf("answered 200 to a body that does not decode: %v", err)
+		}
+		if err := codec.UnmarshalJSON(w.Body.Bytes(), &out); err != nil || out.Response == nil || out.Response.UID != in.Request.UID {
+			t.Fatalf("answer %s: %v", w.Body, err)
+		}
+		r := out.Response
+		if strings.Contains(r.Result.Message, "panicked") && !strings.Contains(r.Result.Message, "cursed") {
+			t.Fatalf("panic: %s", r.Result.Message)
+		}
+		if r.Result.Status == "Success" && len(r.ConvertedObjects) != len(in.Request.Objects) {
+			t.Fatalf("%d objects for %d", len(r.ConvertedObjects), len(in.Request.Objects))
 		}
 	})
 }
