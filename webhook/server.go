@@ -46,8 +46,8 @@ type ServerConfig struct {
 	// exactly (no prefixes, no patterns); another path gets 404.
 	Handlers map[string]http.Handler
 	// ShutdownTimeout bounds how long Start waits, once its context is done,
-	// for requests in flight to finish before closing their connections. 0
-	// means 10 seconds.
+	// for requests in flight to finish; then it closes their connections
+	// (which ends their requests' contexts) and returns. 0 means 10 seconds.
 	ShutdownTimeout time.Duration
 	// Logger receives certificate reloads and serving errors. nil means
 	// slog.Default().

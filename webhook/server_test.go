@@ -340,3 +340,71 @@ func TestServerStartErrors(t *testing.T) {
 }
 
 var _ workqueue.Clock = (*clocktest.FakeClock)(nil)
+
+// TestServerShutdown: when its context is done, Start lets a request in
+// flight finish (up to ShutdownTimeout), then returns.
+func TestServerShutdown(t *testing.T) {
+	dir := t.TempDir()
+	p := newCertPair(t)
+	writeFile(t, filepath.Join(dir, "tls.crt"), p.cert)
+	writeFile(t, filepath.Join(dir, "tls.key"), p.key)
+	for _, tc := range []struct {
+		name     string
+		timeout  time.Duration
+		finished bool
+	}{
+		{"request finishes", time.Minute, true},
+		{"timeout closes it", time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entered, release := make(chan struct{}), make(chan struct{})
+			slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(entered)
+				<-release
+				io.WriteString(w, "done")
+			})
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewServer(ServerConfig{CertDir: dir, Listener: ln, ShutdownTimeout: tc.timeout,
+				Handlers: map[string]http.Handler{"/slow": slow}, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			started := make(chan error, 1)
+			go func() { started <- s.Start(ctx) }()
+			got := make(chan string, 1)
+			go func() {
+				resp, err := httpsClient(t, p.cert).Post("https://"+ln.Addr().String()+"/slow", "text/plain", nil)
+				if err != nil {
+					got <- "error"
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				got <- string(b)
+			}()
+			<-entered
+			cancel()
+			if tc.finished {
+				select {
+				case err := <-started:
+					t.Fatalf("Start returned %v with a request in flight", err)
+				default:
+				}
+				close(release)
+			}
+			if err := <-started; err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			if !tc.finished {
+				close(release)
+			}
+			if want := map[bool]string{true: "done", false: "error"}[tc.finished]; <-got != want {
+				t.Fatalf("response %q", want)
+			}
+		})
+	}
+}
