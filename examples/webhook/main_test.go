@@ -10,6 +10,10 @@ import (
 	"go.uber.org/goleak"
 )
 
+// TestMain checks no goroutine outlives the tests (the fake stops its
+// server in a Cleanup, after the test function returns).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
 // The expected output was printed by the example against kube-apiserver
 // v1.37.2 (go run ./examples/webhook -kubeconfig …): the fake must answer
 // every step as that server did, word for word.
@@ -19,7 +23,6 @@ const captured = "testdata/kube-apiserver-v1.37.2.txt"
 // calls the webhooks over HTTPS, evaluates the CRD's CEL rules and enforces
 // the policy.
 func TestWebhookExample(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	want, err := os.ReadFile(captured)
 	if err != nil {
 		t.Fatal(err)
