@@ -29,6 +29,9 @@ func sizeLimit(_ context.Context, req Request[Gadget]) Response {
 	if req.Object.Spec.Size == 0 {
 		return Allowed("spec.size is 0")
 	}
+	if req.Object.Spec.Size == 7 {
+		return Denied("size 7 is unlucky")
+	}
 	return Allowed()
 }
 
@@ -44,6 +47,8 @@ func TestValidatingReview(t *testing.T) {
 			admissionv1.AdmissionResponse{UID: "uid-1", Allowed: true, Warnings: []string{"spec.size is 0"}}},
 		{"denied with code and reason", request(admissionv1.Create, strings.Replace(gadget, `"size":3`, `"size":11`, 1), ""),
 			admissionv1.AdmissionResponse{UID: "uid-1", Result: &metav1.Status{Status: metav1.StatusFailure, Code: 422, Reason: metav1.StatusReasonInvalid, Message: "spec.size must be at most 10"}}},
+		{"denied with defaults", request(admissionv1.Create, strings.Replace(gadget, `"size":3`, `"size":7`, 1), ""),
+			admissionv1.AdmissionResponse{UID: "uid-1", Result: &metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: "size 7 is unlucky"}}},
 		{"create without object", request(admissionv1.Create, "", ""),
 			admissionv1.AdmissionResponse{UID: "uid-1", Result: &metav1.Status{Status: metav1.StatusFailure, Code: 400, Reason: metav1.StatusReasonBadRequest, Message: "request has no object"}}},
 		{"update without old object", request(admissionv1.Update, gadget, ""),
