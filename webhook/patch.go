@@ -208,7 +208,8 @@ func (o patchOp) MarshalJSON() ([]byte, error) {
 	}{o.op, o.path, o.value})
 }
 
-// pointerEscaper escapes a key as an RFC 6901 JSON pointer token: ~ first.
+// pointerEscaper escapes a key as an RFC 6901 JSON pointer token, in one
+// pass (so a "/" turned into "~1" is not escaped again).
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // diff appends the operations that turn from into to at path.
