@@ -46,6 +46,14 @@ func install(ctx context.Context, c *client.Client, baseURL string, caBundle []b
 		}
 	}
 	binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: nsSelector()}
+	convertURL := baseURL + "/convert"
+	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+		Strategy: apiextensionsv1.WebhookConverter,
+		Webhook: &apiextensionsv1.WebhookConversion{
+			ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: &convertURL, CABundle: caBundle},
+			ConversionReviewVersions: []string{"v1"},
+		},
+	}
 
 	var in installer
 	uninstall = in.uninstall
@@ -142,6 +150,10 @@ func waitEnforced(ctx context.Context, c *client.Client) error {
 	}{
 		{"the widgets resource to be served", func() bool {
 			_, err := widgets.List(ctx, metav1.ListOptions{})
+			return err == nil
+		}},
+		{"the conversion webhook", func() bool {
+			_, err := client.For[WidgetV1alpha1](c).Namespace(namespace).List(ctx, metav1.ListOptions{})
 			return err == nil
 		}},
 		{"the mutating webhook", func() bool {

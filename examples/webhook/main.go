@@ -1,8 +1,8 @@
-// Command webhook shows admission on a custom resource, end to end: a CRD
-// whose schema has CEL rules (x-kubernetes-validations), a
-// ValidatingAdmissionPolicy, and a mutating and a validating webhook written
-// with kapi's webhook package, served over HTTPS with a self-signed
-// certificate the webhook configurations trust (caBundle). It starts the
+// Command webhook shows admission on a custom resource, end to end: a CRD in
+// two versions whose schemas have CEL rules (x-kubernetes-validations), a
+// ValidatingAdmissionPolicy, and a mutating, a validating and a conversion
+// webhook written with kapi's webhook package, served over HTTPS with a
+// self-signed certificate the configurations trust (caBundle). It starts the
 // embedded reference server (or uses a cluster given -kubeconfig, which must
 // reach 127.0.0.1 of this machine, as a local kube-apiserver does), installs
 // them, creates, updates and deletes widgets that each check refuses, prints
@@ -73,7 +73,7 @@ func demo(ctx context.Context, c *client.Client, out io.Writer) error {
 		return err
 	}
 	defer uninstall()
-	fmt.Fprintln(out, "installed the Widget CRD (CEL rules), a ValidatingAdmissionPolicy and two webhooks")
+	fmt.Fprintln(out, "installed the Widget CRD (two versions, CEL rules), a ValidatingAdmissionPolicy, two admission webhooks and a conversion webhook")
 
 	widgets := client.For[Widget](c).Namespace(namespace)
 	step := func(what string, do func() (*Widget, error)) {
@@ -111,6 +111,35 @@ func demo(ctx context.Context, c *client.Client, out io.Writer) error {
 	step("label a protected", patch("a", `{"metadata":{"labels":{"protected":"true"}}}`))
 	step("delete a (the validating webhook sees the old object)", remove("a"))
 	step("unlabel a", patch("a", `{"metadata":{"labels":{"protected":null}}}`))
+
+	// v1alpha1 is served through the conversion webhook; the admission
+	// webhooks and the policy, written for v1, see v1 objects.
+	old := client.For[WidgetV1alpha1](c).Namespace(namespace)
+	oldWidget := func(name string, count, maxCount int32) *WidgetV1alpha1 {
+		w := &WidgetV1alpha1{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"team": "blue"}}}
+		w.Spec.Count, w.Spec.MaxCount = count, maxCount
+		return w
+	}
+	for _, tc := range []struct {
+		what string
+		w    *WidgetV1alpha1
+	}{
+		{"create e as v1alpha1 (count 1)", oldWidget("e", 1, 0)},
+		{"create f as v1alpha1 with count 4, more than maxCount 3 (the v1alpha1 CEL rule)", oldWidget("f", 4, 3)},
+	} {
+		if _, err := old.Create(ctx, tc.w, metav1.CreateOptions{}); err != nil {
+			fmt.Fprintf(out, "%s: %s\n", tc.what, describe(err))
+		} else {
+			fmt.Fprintf(out, "%s: ok\n", tc.what)
+		}
+	}
+	step("get e as v1", func() (*Widget, error) { return widgets.Get(ctx, "e", metav1.GetOptions{}) })
+	if a, err := old.Get(ctx, "a", metav1.GetOptions{}); err != nil {
+		fmt.Fprintf(out, "get a as v1alpha1: %s\n", describe(err))
+	} else {
+		fmt.Fprintf(out, "get a as v1alpha1: ok, spec %+v\n", a.Spec)
+	}
+
 	step("delete a", remove("a"))
 	return nil
 }
@@ -129,6 +158,10 @@ func serveWebhooks(ctx context.Context) (baseURL string, caBundle []byte, stop f
 	}
 	var srv *webhook.Server
 	var ln net.Listener
+	var conversion *webhook.Conversion
+	if err == nil {
+		conversion, err = webhook.NewConversion[Widget](webhook.Spoke(up, down))
+	}
 	if err == nil {
 		ln, err = net.Listen("tcp", "127.0.0.1:0")
 	}
@@ -139,6 +172,7 @@ func serveWebhooks(ctx context.Context) (baseURL string, caBundle []byte, stop f
 			Handlers: map[string]http.Handler{
 				"/default-widget":  webhook.FromDefaulter[Widget](widgetDefaulter{}),
 				"/validate-widget": webhook.FromValidator[Widget](widgetValidator{}),
+				"/convert":         conversion,
 			},
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})

@@ -70,3 +70,31 @@ func validate(w *Widget) ([]string, error) {
 	}
 	return nil, nil
 }
+
+// WidgetV1alpha1 is the older version of Widget, still served: the webhook
+// converts between the two (Widget, the stored version, is the hub).
+type WidgetV1alpha1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Count    int32  `json:"count"`
+		MaxCount int32  `json:"maxCount,omitempty"`
+		Size     string `json:"size,omitempty"`
+	} `json:"spec"`
+}
+
+func init() {
+	client.Register[WidgetV1alpha1](client.Kind{Group: "sdk.i16.kapi.dev", Version: "v1alpha1", Resource: "widgets", Kind: "Widget", Namespaced: true})
+}
+
+// up and down convert a v1alpha1 Widget to v1 and back; the webhook package
+// copies the metadata.
+func up(src *WidgetV1alpha1, dst *Widget) error {
+	dst.Spec = WidgetSpec{Replicas: src.Spec.Count, MaxReplicas: src.Spec.MaxCount, Size: src.Spec.Size}
+	return nil
+}
+
+func down(src *Widget, dst *WidgetV1alpha1) error {
+	dst.Spec.Count, dst.Spec.MaxCount, dst.Spec.Size = src.Spec.Replicas, src.Spec.MaxReplicas, src.Spec.Size
+	return nil
+}
