@@ -112,19 +112,19 @@ func demo(ctx context.Context, c *client.Client, out io.Writer) error {
 	step("delete a (the validating webhook sees the old object)", remove("a"))
 	step("unlabel a", patch("a", `{"metadata":{"labels":{"protected":null}}}`))
 
-	// v1alpha1 is served through the conversion webhook; the admission
-	// webhooks and the policy, written for v1, see v1 objects.
+	// v1alpha1 is served through the conversion webhook: objects written
+	// in it are stored as v1, and v1 objects are read in it.
 	old := client.For[WidgetV1alpha1](c).Namespace(namespace)
 	oldWidget := func(name string, count, maxCount int32) *WidgetV1alpha1 {
 		w := &WidgetV1alpha1{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"team": "blue"}}}
-		w.Spec.Count, w.Spec.MaxCount = count, maxCount
+		w.Spec.Count, w.Spec.MaxCount, w.Spec.Size = count, maxCount, "large"
 		return w
 	}
 	for _, tc := range []struct {
 		what string
 		w    *WidgetV1alpha1
 	}{
-		{"create e as v1alpha1 (count 1)", oldWidget("e", 1, 0)},
+		{"create e as v1alpha1 (count 1, maxCount 2, size large)", oldWidget("e", 1, 2)},
 		{"create f as v1alpha1 with count 4, more than maxCount 3 (the v1alpha1 CEL rule)", oldWidget("f", 4, 3)},
 	} {
 		if _, err := old.Create(ctx, tc.w, metav1.CreateOptions{}); err != nil {
