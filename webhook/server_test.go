@@ -59,6 +59,20 @@ func (p certPair) serial(t *testing.T) string {
 	return c.SerialNumber.String()
 }
 
+// write writes p as tls.crt and tls.key in dir, with mtime unless it is
+// zero.
+func (p certPair) write(t *testing.T, dir string, mtime time.Time) {
+	t.Helper()
+	for f, b := range map[string][]byte{"tls.crt": p.cert, "tls.key": p.key} {
+		writeFile(t, filepath.Join(dir, f), b)
+		if !mtime.IsZero() {
+			if err := os.Chtimes(filepath.Join(dir, f), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o600); err != nil {
@@ -119,7 +133,15 @@ func (r *running) servedSerial(t *testing.T) string {
 	return conn.(*tls.Conn).ConnectionState().PeerCertificates[0].SerialNumber.String()
 }
 
-// client returns an HTTPS client that trusts ca.
+// wantServing checks a new TLS connection is served p's certificate.
+func (r *running) wantServing(t *testing.T, p certPair, what string) {
+	t.Helper()
+	if got, want := r.servedSerial(t), p.serial(t); got != want {
+		t.Fatalf("%s: serving %s, want %s", what, got, want)
+	}
+}
+
+// httpsClient returns an HTTPS client that trusts ca.
 func httpsClient(t *testing.T, ca []byte) *http.Client {
 	t.Helper()
 	pool := x509.NewCertPool()
@@ -132,8 +154,7 @@ func httpsClient(t *testing.T, ca []byte) *http.Client {
 func TestServerServesWebhooks(t *testing.T) {
 	dir := t.TempDir()
 	p := newCertPair(t)
-	writeFile(t, filepath.Join(dir, "tls.crt"), p.cert)
-	writeFile(t, filepath.Join(dir, "tls.key"), p.key)
+	p.write(t, dir, time.Time{})
 	r := start(t, ServerConfig{CertDir: dir})
 	c := httpsClient(t, p.cert)
 
@@ -163,8 +184,7 @@ func TestServerServesWebhooks(t *testing.T) {
 func TestServerMinTLSVersion(t *testing.T) {
 	dir := t.TempDir()
 	p := newCertPair(t)
-	writeFile(t, filepath.Join(dir, "tls.crt"), p.cert)
-	writeFile(t, filepath.Join(dir, "tls.key"), p.key)
+	p.write(t, dir, time.Time{})
 	for _, tc := range []struct {
 		min, client uint16
 		ok          bool
@@ -196,19 +216,13 @@ func TestServerReloadsCertificate(t *testing.T) {
 		writeFile(t, crt, p1.cert)
 		writeFile(t, key, p1.key)
 		r := start(t, ServerConfig{CertDir: dir})
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("serving %s, want %s", got, p1.serial(t))
-		}
+		r.wantServing(t, p1, "")
 		writeFile(t, crt, p2.cert)
 		// Half rotated: the new certificate does not match the old key, so
 		// the old pair is still served.
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("half rotated: serving %s, want the old %s", got, p1.serial(t))
-		}
+		r.wantServing(t, p1, "half rotated")
 		writeFile(t, key, p2.key)
-		if got := r.servedSerial(t); got != p2.serial(t) {
-			t.Fatalf("serving %s, want the new %s", got, p2.serial(t))
-		}
+		r.wantServing(t, p2, "")
 	})
 
 	t.Run("rewritten within the timestamp granularity", func(t *testing.T) {
@@ -216,29 +230,14 @@ func TestServerReloadsCertificate(t *testing.T) {
 		// the content differs. The files changed less than racyWindow ago,
 		// so the server compares their content.
 		dir := t.TempDir()
-		crt, key := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 		p1 := newCertPair(t)
 		p2 := newCertPairLike(t, p1)
 		mtime := time.Now().Truncate(time.Second)
-		rewrite := func(p certPair) {
-			t.Helper()
-			writeFile(t, crt, p.cert)
-			writeFile(t, key, p.key)
-			for _, f := range []string{crt, key} {
-				if err := os.Chtimes(f, mtime, mtime); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		rewrite(p1)
+		p1.write(t, dir, mtime)
 		r := start(t, ServerConfig{CertDir: dir, Clock: clocktest.NewFakeClock(mtime.Add(time.Second))})
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("serving %s, want %s", got, p1.serial(t))
-		}
-		rewrite(p2)
-		if got := r.servedSerial(t); got != p2.serial(t) {
-			t.Fatalf("serving %s, want the new %s", got, p2.serial(t))
-		}
+		r.wantServing(t, p1, "")
+		p2.write(t, dir, mtime)
+		r.wantServing(t, p2, "")
 	})
 
 	t.Run("Secret volume symlink swap", func(t *testing.T) {
@@ -253,12 +252,7 @@ func TestServerReloadsCertificate(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			for f, b := range map[string][]byte{"tls.crt": p.cert, "tls.key": p.key} {
-				writeFile(t, filepath.Join(dir, name, f), b)
-				if err := os.Chtimes(filepath.Join(dir, name, f), mtime, mtime); err != nil {
-					t.Fatal(err)
-				}
-			}
+			p.write(t, filepath.Join(dir, name), mtime)
 			if err := os.Symlink(name, filepath.Join(dir, "..data_tmp")); err != nil {
 				t.Fatal(err)
 			}
@@ -275,13 +269,9 @@ func TestServerReloadsCertificate(t *testing.T) {
 			}
 		}
 		r := start(t, ServerConfig{CertDir: dir, Clock: clocktest.NewFakeClock(time.Now().Add(time.Hour))})
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("serving %s, want %s", got, p1.serial(t))
-		}
+		r.wantServing(t, p1, "")
 		version("..2026_02", p2)
-		if got := r.servedSerial(t); got != p2.serial(t) {
-			t.Fatalf("serving %s, want the new %s", got, p2.serial(t))
-		}
+		r.wantServing(t, p2, "")
 	})
 
 	t.Run("stat cache", func(t *testing.T) {
@@ -292,49 +282,28 @@ func TestServerReloadsCertificate(t *testing.T) {
 		p1 := newCertPair(t)
 		p2, p3 := newCertPairLike(t, p1), newCertPair(t)
 		old := time.Now().Add(-time.Hour).Truncate(time.Second)
-		rewrite := func(p certPair, mtime time.Time) {
-			t.Helper()
-			writeFile(t, crt, p.cert)
-			writeFile(t, key, p.key)
-			for _, f := range []string{crt, key} {
-				if err := os.Chtimes(f, mtime, mtime); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		rewrite(p1, old)
+		p1.write(t, dir, old)
 		clock := clocktest.NewFakeClock(time.Now().Add(time.Hour))
 		r := start(t, ServerConfig{CertFile: crt, KeyFile: key, Clock: clock})
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("serving %s, want %s", got, p1.serial(t))
-		}
+		r.wantServing(t, p1, "")
 		// Same inode, mtime and size, not recent: the cache is trusted and
 		// the files are not read on each handshake.
-		rewrite(p2, old)
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("unchanged stat: serving %s, want the cached %s", got, p1.serial(t))
-		}
-		rewrite(p3, old.Add(time.Second))
-		if got := r.servedSerial(t); got != p3.serial(t) {
-			t.Fatalf("changed mtime: serving %s, want %s", got, p3.serial(t))
-		}
+		p2.write(t, dir, old)
+		r.wantServing(t, p1, "unchanged stat")
+		p3.write(t, dir, old.Add(time.Second))
+		r.wantServing(t, p3, "changed mtime")
 	})
 
 	t.Run("files removed", func(t *testing.T) {
 		dir := t.TempDir()
 		p1 := newCertPair(t)
-		writeFile(t, filepath.Join(dir, "tls.crt"), p1.cert)
-		writeFile(t, filepath.Join(dir, "tls.key"), p1.key)
+		p1.write(t, dir, time.Time{})
 		r := start(t, ServerConfig{CertDir: dir})
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("serving %s, want %s", got, p1.serial(t))
-		}
+		r.wantServing(t, p1, "")
 		if err := os.Remove(filepath.Join(dir, "tls.key")); err != nil {
 			t.Fatal(err)
 		}
-		if got := r.servedSerial(t); got != p1.serial(t) {
-			t.Fatalf("key removed: serving %s, want the previous %s", got, p1.serial(t))
-		}
+		r.wantServing(t, p1, "key removed")
 	})
 }
 
@@ -397,8 +366,7 @@ var _ workqueue.Clock = (*clocktest.FakeClock)(nil)
 func TestServerShutdown(t *testing.T) {
 	dir := t.TempDir()
 	p := newCertPair(t)
-	writeFile(t, filepath.Join(dir, "tls.crt"), p.cert)
-	writeFile(t, filepath.Join(dir, "tls.key"), p.key)
+	p.write(t, dir, time.Time{})
 	for _, tc := range []struct {
 		name     string
 		timeout  time.Duration
