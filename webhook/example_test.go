@@ -13,8 +13,12 @@ import (
 	apiextensionsv1 "github.com/kapi-dev/kapi/api/apiextensions/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/client"
+	"github.com/kapi-dev/kapi/manager"
 	"github.com/kapi-dev/kapi/webhook"
 )
+
+// A Server runs in a manager, on every replica.
+var _ manager.LeaderElectionRunnable = (*webhook.Server)(nil)
 
 // Widget is the example kind: a custom resource in two versions, v1 (the
 // hub, below) and v1alpha1.
