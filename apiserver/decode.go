@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/api/unstructured"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/kjson"
@@ -89,6 +90,11 @@ func (h *handler) decodeJSON(data []byte, patched bool, onErr func(error) *metav
 		}
 		return nil, onErr(err)
 	}
+	if h.res.Custom && !patched {
+		if st := h.checkCustomMetadata(obj, onErr); st != nil {
+			return nil, st
+		}
+	}
 	var tm metav1.TypeMeta
 	switch o := obj.(type) {
 	case interface{ GetObjectKind() *metav1.TypeMeta }:
@@ -168,6 +174,31 @@ func (h *handler) checkNamespace(obj registry.Object) *metav1.Status {
 		obj.SetNamespace(h.ri.Namespace)
 	case ns != h.ri.Namespace:
 		return metav1.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// checkCustomMetadata refuses a custom resource whose metadata does not
+// decode as an ObjectMeta (`"labels": {"x": 1}`), as kube-apiserver, which
+// reads a custom resource's metadata into a typed ObjectMeta, answers: 400,
+// `Thing in version "v1" cannot be handled as a Thing: json: cannot
+// unmarshal number into Go struct field ObjectMeta.labels of type string`.
+func (h *handler) checkCustomMetadata(obj registry.Object, onErr func(error) *metav1.Status) *metav1.Status {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	md, ok := u.Object["metadata"]
+	if !ok {
+		return nil
+	}
+	raw, err := json.Marshal(md)
+	if err != nil {
+		return onErr(err)
+	}
+	var meta metav1.ObjectMeta
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return onErr(kubeDecodeError(&meta, raw, err))
 	}
 	return nil
 }

@@ -626,3 +626,31 @@ func TestValidationUpdateKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestCustomResourceMetadataTypes: a custom resource's metadata is read as
+// an ObjectMeta, so a value of the wrong type in it is a 400 naming the
+// ObjectMeta field, as for a built-in kind (the rest of a preserve-unknown
+// object takes anything).
+func TestCustomResourceMetadataTypes(t *testing.T) {
+	t.Parallel()
+	e := target
+	_, path := e.createGadgets(t, false)
+	for _, c := range []struct {
+		name string
+		meta obj
+		msg  string
+	}{
+		{"label-value", obj{"name": "a", "labels": obj{"x": 1}}, "cannot unmarshal number into Go struct field ObjectMeta.labels of type string"},
+		{"finalizers", obj{"name": "b", "finalizers": "x"}, "cannot unmarshal string into Go struct field ObjectMeta.finalizers of type []string"},
+		{"generation", obj{"name": "c", "generation": "one"}, "cannot unmarshal string into Go struct field ObjectMeta.generation of type int64"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := obj{"apiVersion": path[len("/apis/"):strings.Index(path, "/namespaces/")], "kind": "Gadget", "metadata": c.meta, "spec": obj{"n": 1}}
+			st := expect(t, e.post(t, path, body), http.StatusBadRequest)
+			want := `Gadget in version "v1" cannot be handled as a Gadget: json: ` + c.msg
+			if st["reason"] != "BadRequest" || st["message"] != want {
+				t.Errorf("got %s %q, want BadRequest %q", st["reason"], st["message"], want)
+			}
+		})
+	}
+}
