@@ -71,10 +71,24 @@ func warned(r *response) bool {
 }
 
 // vapRule selects the creates and updates of one core resource.
-func vapRule(resource string) obj {
-	return obj{"resourceRules": []any{obj{
+// vapRule matches creates and updates of a core resource in namespace ns
+// only (anywhere for ns "", for a policy never bound): on a real server a policy that cannot be configured (its param
+// kind not yet, or no longer, known) fails every request it matches,
+// before bindings are looked at, so an unscoped one would fail other
+// cases' requests running in parallel.
+func vapRule(resource, ns string) obj {
+	r := obj{"resourceRules": []any{obj{
 		"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE", "UPDATE"}, "resources": []any{resource},
 	}}}
+	if ns != "" {
+		r["namespaceSelector"] = nsSelector(ns)
+	}
+	return r
+}
+
+// nsSelector selects namespace ns by its name label.
+func nsSelector(ns string) obj {
+	return obj{"matchLabels": obj{"kubernetes.io/metadata.name": ns}}
 }
 
 // vapBinding binds policy to the objects of namespace ns labelled b=sel.
@@ -105,7 +119,7 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	cms := cmPath(ns)
 	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
 		"failurePolicy":    "Fail",
-		"matchConstraints": vapRule("configmaps"),
+		"matchConstraints": vapRule("configmaps", ns),
 		"matchConditions":  []any{obj{"name": "labelled", "expression": "has(object.metadata.labels) && 'pol' in object.metadata.labels"}},
 		"variables":        []any{obj{"name": "foo", "expression": "has(object.data) && 'foo' in object.data ? object.data.foo : ''"}},
 		"validations": []any{
@@ -118,7 +132,7 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	}})
 	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": ignore}, "spec": obj{
 		"failurePolicy":    "Ignore",
-		"matchConstraints": vapRule("configmaps"),
+		"matchConstraints": vapRule("configmaps", ns),
 		"validations":      []any{obj{"expression": "object.spec.replicas > 1"}},
 	}})
 	e.createPolicyObject(t, "validatingadmissionpolicybindings", vapBinding(p+"-deny", p, ns, "deny", []any{"Deny"}, nil))
@@ -202,7 +216,7 @@ func TestValidatingAdmissionPolicyParams(t *testing.T) {
 	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
 		"failurePolicy":    "Fail",
 		"paramKind":        obj{"apiVersion": group + "/v1", "kind": "Param"},
-		"matchConstraints": vapRule("secrets"),
+		"matchConstraints": vapRule("secrets", ns),
 		"validations": []any{obj{
 			"expression":        "!has(object.metadata.labels) || !('bad' in object.metadata.labels) || object.metadata.labels.bad != params.data.bad",
 			"messageExpression": "'label bad is ' + params.data.bad",
@@ -297,7 +311,7 @@ func TestMutatingAdmissionPolicy(t *testing.T) {
 		"failurePolicy":      "Fail",
 		"reinvocationPolicy": "Never",
 		"paramKind":          obj{"apiVersion": "v1", "kind": "ConfigMap"},
-		"matchConstraints":   obj{"resourceRules": []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}}},
+		"matchConstraints":   obj{"resourceRules": []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}}, "namespaceSelector": nsSelector(ns)},
 		"matchConditions":    []any{obj{"name": "m", "expression": "has(object.metadata.labels) && 'm' in object.metadata.labels"}},
 		"mutations": []any{
 			obj{"patchType": "JSONPatch", "jsonPatch": obj{"expression": patches}},
@@ -391,7 +405,7 @@ func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 	// A policy that checks: an empty typeChecking.
 	ok := p + "-ok"
 	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": ok}, "spec": obj{
-		"matchConstraints": vapRule("configmaps"),
+		"matchConstraints": vapRule("configmaps", ""), // never bound
 		"validations":      []any{obj{"expression": "object.data.size() < 3"}},
 	}})
 	e.awaitTypeChecking(t, ok, 1, "null")
@@ -455,7 +469,7 @@ func TestValidatingAdmissionPolicyDelete(t *testing.T) {
 	ns := e.namespace(t)
 	p := "vapd-" + randomSuffix()
 	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
-		"matchConstraints": obj{"resourceRules": []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"DELETE"}, "resources": []any{"configmaps"}}}},
+		"matchConstraints": obj{"resourceRules": []any{obj{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"DELETE"}, "resources": []any{"configmaps"}}}, "namespaceSelector": nsSelector(ns)},
 		"validations": []any{obj{
 			"expression":        "object == null && !('keep' in oldObject.metadata.labels) && request.operation == 'DELETE'",
 			"messageExpression": "'keep ' + oldObject.metadata.name",
