@@ -1,25 +1,20 @@
 package registry
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kapi-dev/kapi/internal/namefmt"
 )
 
 // The string formats of Kubernetes' validation, with the messages
 // kube-apiserver writes for a value that breaks them. Each Is* function
 // returns every rule its value breaks, in kube-apiserver's order and
 // wording, or nil for a valid value; validation turns each message into a
-// field error of its own.
+// field error of its own. The formats themselves are in package namefmt,
+// which the CEL format library shares.
 
 const (
-	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
-	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
-	configMapKeyFmt     = "[-._a-zA-Z0-9]+"
-
 	// MaxDNS1123LabelLength is the longest RFC 1123 (and RFC 1035) label.
 	MaxDNS1123LabelLength = 63
 	// MaxDNS1123SubdomainLength is the longest RFC 1123 subdomain.
@@ -29,15 +24,6 @@ const (
 	MaxQualifiedNameLength = 63
 	// MaxLabelValueLength is the longest label value.
 	MaxLabelValueLength = 63
-)
-
-var (
-	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
-	configMapKeyRe     = regexp.MustCompile("^" + configMapKeyFmt + "$")
 )
 
 func maxLen(n int) string { return "must be no more than " + strconv.Itoa(n) + " characters" }
@@ -73,9 +59,9 @@ func dns1123Subdomain(name string, maxLen func(int) string) []string {
 	if len(name) > MaxDNS1123SubdomainLength {
 		errs = append(errs, maxLen(MaxDNS1123SubdomainLength))
 	}
-	if !dns1123SubdomainRe.MatchString(name) {
+	if !namefmt.DNS1123SubdomainRe.MatchString(name) {
 		errs = append(errs, regexMessage("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "+
-			"and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
+			"and must start and end with an alphanumeric character", namefmt.DNS1123Subdomain, "example.com"))
 	}
 	return errs
 }
@@ -87,12 +73,12 @@ func ValidateDNS1123Label(name string) []string {
 	if len(name) > MaxDNS1123LabelLength {
 		errs = append(errs, maxLen(MaxDNS1123LabelLength))
 	}
-	if !dns1123LabelRe.MatchString(name) {
-		if dns1123SubdomainRe.MatchString(name) {
+	if !namefmt.DNS1123LabelRe.MatchString(name) {
+		if namefmt.DNS1123SubdomainRe.MatchString(name) {
 			errs = append(errs, "must not contain dots")
 		} else {
 			errs = append(errs, regexMessage("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "+
-				"and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
+				"and must start and end with an alphanumeric character", namefmt.DNS1123Label, "my-name", "123-abc"))
 		}
 	}
 	return errs
@@ -104,9 +90,9 @@ func ValidateDNS1035Label(name string) []string {
 	if len(name) > MaxDNS1123LabelLength {
 		errs = append(errs, maxLen(MaxDNS1123LabelLength))
 	}
-	if !dns1035LabelRe.MatchString(name) {
+	if !namefmt.DNS1035LabelRe.MatchString(name) {
 		errs = append(errs, regexMessage("a DNS-1035 label must consist of lower case alphanumeric characters or '-', "+
-			"start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
+			"start with an alphabetic character, and end with an alphanumeric character", namefmt.DNS1035Label, "my-name", "abc-123"))
 	}
 	return errs
 }
@@ -134,7 +120,7 @@ func ValidateQualifiedName(value string) []string {
 			}
 		}
 	default:
-		return []string{"a valid label key " + regexMessage(nameRule, qualifiedNameFmt, "MyName", "my.name", "123-abc") +
+		return []string{"a valid label key " + regexMessage(nameRule, namefmt.QualifiedName, "MyName", "my.name", "123-abc") +
 			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"}
 	}
 	if name == "" {
@@ -142,8 +128,8 @@ func ValidateQualifiedName(value string) []string {
 	} else if len(name) > MaxQualifiedNameLength {
 		errs = append(errs, "name part "+maxBytes(MaxQualifiedNameLength))
 	}
-	if !qualifiedNameRe.MatchString(name) {
-		errs = append(errs, "name part "+regexMessage(nameRule, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
+	if !namefmt.QualifiedNameRe.MatchString(name) {
+		errs = append(errs, "name part "+regexMessage(nameRule, namefmt.QualifiedName, "MyName", "my.name", "123-abc"))
 	}
 	return errs
 }
@@ -155,9 +141,9 @@ func ValidateLabelValue(value string) []string {
 	if len(value) > MaxLabelValueLength {
 		errs = append(errs, maxBytes(MaxLabelValueLength))
 	}
-	if !labelValueRe.MatchString(value) {
+	if !namefmt.LabelValueRe.MatchString(value) {
 		errs = append(errs, regexMessage("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "+
-			"and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345"))
+			"and must start and end with an alphanumeric character", namefmt.LabelValue, "MyValue", "my_value", "12345"))
 	}
 	return errs
 }
@@ -170,9 +156,9 @@ func ValidateConfigMapKey(key string) []string {
 	if len(key) > MaxDNS1123SubdomainLength {
 		errs = append(errs, maxLen(MaxDNS1123SubdomainLength))
 	}
-	if !configMapKeyRe.MatchString(key) {
+	if !namefmt.ConfigMapKeyRe.MatchString(key) {
 		errs = append(errs, regexMessage("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
-			configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
+			namefmt.ConfigMapKey, "key.name", "KEY_NAME", "key-name"))
 	}
 	switch {
 	case key == ".":

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"github.com/kapi-dev/kapi/internal/namefmt"
 	"net/netip"
 	"reflect"
 	"regexp"
@@ -338,7 +339,7 @@ func hostErrors(host string) []string {
 	}
 	if strings.Contains(host, "*") {
 		return []string{regexMessage("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
-			"\\*\\."+dns1123SubdomainFmt, "*.example.com")}
+			"\\*\\."+namefmt.DNS1123Subdomain, "*.example.com")}
 	}
 	return ValidateDNS1123Subdomain(host)
 }

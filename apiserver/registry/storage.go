@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"github.com/kapi-dev/kapi/internal/namefmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,9 +330,9 @@ func attacherName(name string) []string {
 	if len(name) > 63 {
 		msgs = append(msgs, maxLen(63))
 	}
-	if !dns1123SubdomainRe.MatchString(strings.ToLower(name)) {
+	if !namefmt.DNS1123SubdomainRe.MatchString(strings.ToLower(name)) {
 		msgs = append(msgs, regexMessage("an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', "+
-			"and must start and end with an alphanumeric character", dns1123SubdomainFmt, "Example.com"))
+			"and must start and end with an alphanumeric character", namefmt.DNS1123Subdomain, "Example.com"))
 	}
 	return msgs
 }

@@ -10,6 +10,8 @@ import (
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/kapi-dev/kapi/internal/namefmt"
 )
 
 // FormatType is the CEL type of named formats.
@@ -21,22 +23,7 @@ type namedFormat struct {
 	check func(string) []string
 }
 
-const (
-	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
-	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
-)
-
-var (
-	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
-	uuidRe             = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-)
+var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // regexCheck words a failed pattern as Kubernetes' validation messages.
 func regexCheck(re *regexp.Regexp, maxLen int, what, rule, fmtStr string, examples ...string) func(string) []string {
@@ -71,14 +58,14 @@ func prefix(check func(string) []string) func(string) []string {
 }
 
 var (
-	dns1123Label = regexCheck(dns1123LabelRe, 63, "a lowercase RFC 1123 label",
-		"lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc")
-	dns1123Subdomain = regexCheck(dns1123SubdomainRe, 253, "a lowercase RFC 1123 subdomain",
-		"lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com")
-	dns1035Label = regexCheck(dns1035LabelRe, 63, "a DNS-1035 label",
-		"lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123")
-	labelValue = regexCheck(labelValueRe, 63, "a valid label",
-		"alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345")
+	dns1123Label = regexCheck(namefmt.DNS1123LabelRe, 63, "a lowercase RFC 1123 label",
+		"lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", namefmt.DNS1123Label, "my-name", "123-abc")
+	dns1123Subdomain = regexCheck(namefmt.DNS1123SubdomainRe, 253, "a lowercase RFC 1123 subdomain",
+		"lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", namefmt.DNS1123Subdomain, "example.com")
+	dns1035Label = regexCheck(namefmt.DNS1035LabelRe, 63, "a DNS-1035 label",
+		"lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", namefmt.DNS1035Label, "my-name", "abc-123")
+	labelValue = regexCheck(namefmt.LabelValueRe, 63, "a valid label",
+		"alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", namefmt.LabelValue, "MyValue", "my_value", "12345")
 	qualifiedName = func(s string) []string {
 		name := s
 		var errs []string
@@ -99,8 +86,8 @@ var (
 		if len(name) > 63 {
 			errs = append(errs, "name part must be no more than 63 characters")
 		}
-		if !qualifiedNameRe.MatchString(name) {
-			errs = append(errs, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '"+qualifiedNameFmt+"')")
+		if !namefmt.QualifiedNameRe.MatchString(name) {
+			errs = append(errs, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '"+namefmt.QualifiedName+"')")
 		}
 		return errs
 	}
