@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"github.com/kapi-dev/kapi/internal/namefmt"
 	"net/netip"
 	"reflect"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"github.com/kapi-dev/kapi/api/intstr"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	networkingv1 "github.com/kapi-dev/kapi/api/networking/v1"
+	"github.com/kapi-dev/kapi/internal/namefmt"
 )
 
 // networking.k8s.io/v1: ingresses, ingress classes, network policies, IP

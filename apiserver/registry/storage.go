@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"github.com/kapi-dev/kapi/internal/namefmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	storagev1 "github.com/kapi-dev/kapi/api/storage/v1"
+	"github.com/kapi-dev/kapi/internal/namefmt"
 )
 
 // storage.k8s.io/v1: the kinds of CSI drivers, storage classes and volume
