@@ -463,6 +463,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every answer is private and not to be cached unless its handler says
 	// otherwise (aggregated discovery does), as kube-apiserver's filter sets.
 	w.Header().Set("Cache-Control", "no-cache, private")
+	// The filters, in kube-apiserver's order: authentication (with
+	// impersonation), the in-flight limit, authorization; then the route.
+	r, ok := s.authenticateRequest(w, r)
+	if !ok {
+		return
+	}
+	release, ok := s.limitInFlight(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	if !s.authorizeRequest(w, r) {
+		return
+	}
+	s.route(w, r)
+}
+
+// route answers a request that has passed the filters.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/version", "/version/":
 		s.writeRawJSON(w, http.StatusOK, s.cfg.Version)
