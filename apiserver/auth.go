@@ -2,7 +2,44 @@ package apiserver
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"net/http"
+)
+
+// Authentication configures the authenticators of a server, as
+// kube-apiserver's flags do. A request is tried against each configured
+// method: a bearer token (Tokens, then service account tokens), then a
+// client certificate (ClientCA); with none, it is anonymous.
+type Authentication struct {
+	// Tokens are the static bearer tokens, by token, as kube-apiserver's
+	// --token-auth-file lists them.
+	Tokens map[string]User
+	// ClientCA verifies client certificates (--client-ca-file): the user
+	// is the certificate's common name, its groups the organizations. Nil:
+	// client certificates are not accepted.
+	ClientCA *x509.CertPool
+	// Anonymous lets requests without credentials in as system:anonymous
+	// in group system:unauthenticated (--anonymous-auth); otherwise they
+	// get 401.
+	Anonymous bool
+	// ServiceAccountKeys are public keys that verify service account
+	// tokens besides the server's own signing key
+	// (--service-account-key-file).
+	ServiceAccountKeys []crypto.PublicKey
+}
+
+// AuthorizationMode names the authorizer of a server, as
+// kube-apiserver's --authorization-mode.
+type AuthorizationMode string
+
+const (
+	// AuthorizationAlwaysAllow allows every request (the default).
+	AuthorizationAlwaysAllow AuthorizationMode = "AlwaysAllow"
+	// AuthorizationRBAC decides with the Roles, ClusterRoles and their
+	// bindings the server stores, with kube-apiserver's bootstrap policy;
+	// members of system:masters may do everything.
+	AuthorizationRBAC AuthorizationMode = "RBAC"
 )
 
 // User is an authenticated identity: what kube-apiserver's authenticators

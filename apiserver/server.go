@@ -97,9 +97,22 @@ import (
 // Config configures a Server. The zero value is usable: an in-memory store,
 // the built-in resources, Kubernetes' defaults.
 type Config struct {
-	// Authorizer decides the access reviews (default AlwaysAllow: every
-	// request is allowed until the server has RBAC).
+	// Authentication says how the server finds who makes a request (see
+	// Authentication). Nil, the default of the in-process server and the
+	// fake, authenticates nothing: every request is made by AdminUser.
+	Authentication *Authentication
+	// AuthorizationMode decides who may make which request, as
+	// kube-apiserver's --authorization-mode (default AuthorizationAlwaysAllow).
+	AuthorizationMode AuthorizationMode
+	// Authorizer, if set, decides instead of AuthorizationMode's authorizer.
 	Authorizer Authorizer
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
+	// read-only and the mutating requests served at once, as
+	// kube-apiserver's flags of the same names (default 400 and 200;
+	// negative: no bound). Long-running requests (watches, proxies) are not
+	// counted; a request beyond the bound gets 429 with Retry-After.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 	// ServiceAccountIssuer is the iss of the service account tokens the
 	// server issues and the default audience of a TokenRequest (default
 	// https://kubernetes.default.svc.cluster.local, kube-apiserver's
