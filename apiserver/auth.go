@@ -4,16 +4,21 @@ import (
 	"context"
 	"crypto"
 	"crypto/x509"
-	"net/http"
 )
 
 // Authentication configures the authenticators of a server, as
 // kube-apiserver's flags do. A request is tried against each configured
-// method: a bearer token (Tokens, then service account tokens), then a
-// client certificate (ClientCA); with none, it is anonymous.
+// method, in kube-apiserver's order: a client certificate (ClientCA), then
+// a bearer token (Tokens, then service account tokens); the first that
+// authenticates wins. Credentials that authenticate no one get 401; a
+// request without any is anonymous when Anonymous allows it, else 401.
+// Impersonation headers are then honoured when the authorizer allows
+// them. Every authenticated user is in system:authenticated.
 type Authentication struct {
 	// Tokens are the static bearer tokens, by token, as kube-apiserver's
-	// --token-auth-file lists them.
+	// --token-auth-file lists them (ParseTokenFile reads one). A static
+	// token is good for the server's API audience (its service account
+	// issuer) only.
 	Tokens map[string]User
 	// ClientCA verifies client certificates (--client-ca-file): the user
 	// is the certificate's common name, its groups the organizations. Nil:
@@ -51,16 +56,11 @@ type User struct {
 	Extra  map[string][]string
 }
 
-// AdminUser is the identity of every request the server answers today:
-// it has no authenticator of its own (cmd/kapi-apiserver's --token only
-// lets the one user in), and that user is kube-apiserver's admin of a
-// static token file, in system:masters, as the kinds captures' user.
+// AdminUser is the identity of every request of a server without
+// Config.Authentication (the in-process server, the fake), and of the
+// server's own work: kube-apiserver's admin of a static token file, in
+// system:masters, as the kinds captures' user.
 var AdminUser = User{Name: "admin", UID: "admin-uid", Groups: []string{"system:masters", "system:authenticated"}}
-
-// requestUser is the user a request is made by.
-func (s *Server) requestUser(*http.Request) User {
-	return AdminUser
-}
 
 // Attributes describe a request an Authorizer decides on, as a
 // SubjectAccessReview's spec describes one.

@@ -5,10 +5,19 @@ import "net/http"
 // The request filters every request passes before its route (ServeHTTP).
 
 // authenticateRequest finds who makes r (and whom it impersonates), and
-// returns r with that user in its context; it answers 401 itself and
-// returns false when r's credentials do not authenticate.
-func (s *Server) authenticateRequest(_ http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	return r, true
+// returns r with that user in its context; it answers 401 (400, 403 for
+// impersonation) itself and returns false when r's credentials do not
+// authenticate (authn.go, authn_impersonate.go).
+func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	u := AdminUser
+	if s.cfg.Authentication != nil {
+		var err error
+		if u, err = s.authenticate(r); err != nil {
+			s.unauthorized(w, r)
+			return r, false
+		}
+	}
+	return s.impersonate(w, r.WithContext(withUser(r.Context(), u)))
 }
 
 // limitInFlight admits r within the in-flight bounds or answers 429 and

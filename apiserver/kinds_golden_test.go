@@ -51,8 +51,8 @@ func TestKindsGolden(t *testing.T) {
 			// server advertised a non-loopback address (Endpoints refuse
 			// loopback ones).
 			// Its clients were the static-token user admin (a CSR's
-			// requester).
-			reg, err := registry.BuiltinWith(registry.Options{User: kindsCaptureUser})
+			// requester), AdminUser.
+			reg, err := registry.BuiltinWith(registry.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,9 +292,6 @@ var (
 // sets at create).
 var kindsAgeColumns = []string{"Age", "Duration", "Last Seen", "First Seen", "Last Schedule", "Created At", "TimeAdded"}
 
-// kindsCaptureUser is the user the captures were made as (realk8s' static
-// token).
-var kindsCaptureUser = registry.UserInfo{Username: "admin", UID: "admin-uid", Groups: []string{"system:masters", "system:authenticated"}}
 
 // controllerWrites is what kube-controller-manager wrote into the objects of
 // a resource in the 3 s between the creates and the captured Table GET

@@ -610,15 +610,10 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 	}
 	gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
 	gvr := map[string]any{"group": res.Group, "version": res.Version, "resource": res.Resource}
-	user := AdminUser
-	groups := make([]any, len(user.Groups))
-	for i, g := range user.Groups {
-		groups[i] = g
-	}
 	request := map[string]any{
 		"kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
 		"name": r.name, "namespace": r.namespace, "operation": r.op, "dryRun": r.dryRun,
-		"userInfo": map[string]any{"username": user.Name, "uid": user.UID, "groups": groups},
+		"userInfo": celUserInfo(contextUser(ctx)),
 	}
 	r.vars = map[string]any{
 		"object":          celObject(res, r.obj),

@@ -300,8 +300,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Registry == nil {
 		reg, err := registry.BuiltinWith(registry.Options{NameSuffix: cfg.NameSuffix,
-			ServiceCIDR: cfg.ServiceClusterIPRange, NodePortRange: cfg.ServiceNodePortRange,
-			User: registry.UserInfo{Username: AdminUser.Name, UID: AdminUser.UID, Groups: AdminUser.Groups}})
+			ServiceCIDR: cfg.ServiceClusterIPRange, NodePortRange: cfg.ServiceNodePortRange})
 		if err != nil {
 			return nil, err
 		}

@@ -315,7 +315,7 @@ func (rs resourceStore) Create(ctx context.Context, obj registry.Object, o *writ
 	}
 	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
 	rs.track(o, nil, obj)
-	rs.prepareCreate(obj)
+	rs.prepareCreate(ctx, obj)
 	stored := false
 	defer func() {
 		if !stored {
@@ -378,8 +378,9 @@ func (rs resourceStore) generateName(prefix string) string {
 	return prefix + rs.s.cfg.NameSuffix()
 }
 
-// prepareCreate sets the system fields of a new object.
-func (rs resourceStore) prepareCreate(obj registry.Object) {
+// prepareCreate sets the system fields of a new object, made by the user
+// of ctx's request.
+func (rs resourceStore) prepareCreate(ctx context.Context, obj registry.Object) {
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {
 		obj.SetName(rs.generateName(obj.GetGenerateName()))
 	}
@@ -392,6 +393,10 @@ func (rs resourceStore) prepareCreate(obj registry.Object) {
 	} // else the client's, as kube-apiserver keeps it
 	if rs.res.PrepareForCreate != nil {
 		rs.res.PrepareForCreate(obj)
+	}
+	if rs.res.Requester != nil {
+		u := contextUser(ctx)
+		rs.res.Requester(obj, registry.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
 	}
 }
 
@@ -428,7 +433,7 @@ func (rs resourceStore) Update(ctx context.Context, namespace, name string, want
 		next := rs.res.Copy(in)
 		next.SetResourceVersion("")
 		rs.track(o, nil, next)
-		rs.prepareCreate(next)
+		rs.prepareCreate(ctx, next)
 		if st := rs.admitAndValidate(ctx, o, nil, next); st != nil {
 			rs.release(next)
 			return nil, asError(st)

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -108,9 +109,20 @@ type ObjectRef struct {
 // expiry, the audiences or that the objects still exist
 // (Server.AuthenticateToken does).
 func ParseServiceAccountToken(token string, key *rsa.PublicKey, issuer string) (*ServiceAccountClaims, error) {
+	return parseServiceAccountToken(token, []crypto.PublicKey{key}, issuer)
+}
+
+// parseServiceAccountToken is ParseServiceAccountToken with any of keys
+// (RSA or ECDSA public keys, as kube-apiserver's
+// --service-account-key-file holds).
+func parseServiceAccountToken(token string, keys []crypto.PublicKey, issuer string) (*ServiceAccountClaims, error) {
 	claims := &ServiceAccountClaims{}
-	_, err := jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return key, nil },
-		jwt.WithValidMethods([]string{"RS256"}), jwt.WithIssuer(issuer), jwt.WithoutClaimsValidation())
+	set := jwt.VerificationKeySet{}
+	for _, k := range keys {
+		set.Keys = append(set.Keys, k)
+	}
+	_, err := jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return set, nil },
+		jwt.WithValidMethods([]string{"RS256", "ES256", "ES384", "ES512"}), jwt.WithIssuer(issuer), jwt.WithoutClaimsValidation())
 	if err != nil {
 		return nil, fmt.Errorf("service account token: %w", err)
 	}
@@ -123,8 +135,9 @@ func ParseServiceAccountToken(token string, key *rsa.PublicKey, issuer string) (
 // errInvalidToken is the message of a token the server did not issue.
 const errInvalidToken = "invalid bearer token"
 
-// AuthenticateToken authenticates a bearer token the server issued (a
-// service account token from serviceaccounts/token) for audiences (the
+// AuthenticateToken authenticates a service account token: one the server
+// issued (serviceaccounts/token), or one signed by a key of
+// Authentication.ServiceAccountKeys with the server's issuer, for audiences (the
 // server's API audience when empty), as kube-apiserver's service account
 // authenticator: signature and issuer, an audience in common, the expiry,
 // and the service account and the object the token is bound to still
@@ -136,7 +149,11 @@ func (s *Server) AuthenticateToken(ctx context.Context, token string, audiences 
 	if err != nil {
 		return User{}, nil, err
 	}
-	claims, err := ParseServiceAccountToken(token, &key.PublicKey, s.issuer())
+	keys := []crypto.PublicKey{&key.PublicKey}
+	if a := s.cfg.Authentication; a != nil {
+		keys = append(keys, a.ServiceAccountKeys...)
+	}
+	claims, err := parseServiceAccountToken(token, keys, s.issuer())
 	if err != nil {
 		return User{}, nil, errors.New(errInvalidToken)
 	}
@@ -168,9 +185,9 @@ func (s *Server) AuthenticateToken(ctx context.Context, token string, audiences 
 	if err != nil {
 		return fail(err.Error())
 	}
-	u := User{Name: "system:serviceaccount:" + ns + ":" + k.ServiceAccount.Name, UID: string(sa.GetUID()),
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-		Extra:  map[string][]string{"authentication.kubernetes.io/credential-id": {"JTI=" + claims.ID}}}
+	u := User{Name: serviceAccountPrefix + ns + ":" + k.ServiceAccount.Name, UID: string(sa.GetUID()),
+		Groups: []string{groupServiceAccounts, groupServiceAccounts + ":" + ns, groupAuthenticated},
+		Extra:  map[string][]string{extraCredentialID: {"JTI=" + claims.ID}}}
 	for _, b := range []struct {
 		resource, kind string
 		ref            *ObjectRef
@@ -224,7 +241,7 @@ func quotedList(xs []string) string {
 
 // reviewToken is a TokenReview's status for token.
 func (s *Server) reviewToken(ctx context.Context, token string, audiences []string) authenticationv1.TokenReviewStatus {
-	u, auds, err := s.AuthenticateToken(ctx, token, audiences)
+	u, auds, err := s.authenticateBearer(ctx, token, audiences)
 	if err != nil {
 		return authenticationv1.TokenReviewStatus{Error: err.Error()}
 	}

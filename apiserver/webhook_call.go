@@ -13,7 +13,6 @@ import (
 
 	admissionv1 "github.com/kapi-dev/kapi/api/admission/v1"
 	admissionregistrationv1 "github.com/kapi-dev/kapi/api/admissionregistration/v1"
-	authenticationv1 "github.com/kapi-dev/kapi/api/authentication/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/patch"
 	"github.com/kapi-dev/kapi/apiserver/registry"
@@ -58,16 +57,15 @@ func celValue(raw []byte) any {
 }
 
 // admissionRequest is the AdmissionReview request for r with uid.
-func (s *Server) admissionRequest(r *webhookRequest, uid metav1.UID) (*admissionv1.AdmissionRequest, error) {
+func (s *Server) admissionRequest(ctx context.Context, r *webhookRequest, uid metav1.UID) (*admissionv1.AdmissionRequest, error) {
 	gvk := metav1.GroupVersionKind{Group: r.res.Group, Version: r.res.Version, Kind: r.res.Kind}
 	gvr := metav1.GroupVersionResource{Group: r.res.Group, Version: r.res.Version, Resource: r.res.Resource}
-	u := AdminUser
 	dry := r.dryRun
 	req := &admissionv1.AdmissionRequest{
 		UID: uid, Kind: gvk, Resource: gvr, SubResource: r.subresource,
 		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: r.subresource,
 		Name: r.name, Namespace: r.ns, Operation: admissionv1.Operation(r.operation),
-		UserInfo: authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups},
+		UserInfo: userInfo(contextUser(ctx)),
 		DryRun:   &dry,
 	}
 	if r.res.Group == "" && r.res.Resource == "namespaces" {
@@ -309,7 +307,7 @@ func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookReque
 	if !s.webhookSelects(ctx, w, r) {
 		return nil, nil
 	}
-	req, err := s.admissionRequest(r, s.cfg.NewUID())
+	req, err := s.admissionRequest(ctx, r, s.cfg.NewUID())
 	if err != nil {
 		return nil, metav1.NewInternalError(err)
 	}

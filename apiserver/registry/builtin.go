@@ -29,10 +29,6 @@ type Options struct {
 	// kube-api-access-<suffix> token volume (default 5 random characters of
 	// Kubernetes' alphabet). A server passes its own for reproducible names.
 	NameSuffix func() string
-	// User is who the server's clients are (kapi authenticates no one
-	// else): a CertificateSigningRequest's spec.username, uid, groups and
-	// extra are filled from it at create (default DefaultUser).
-	User UserInfo
 	// ComponentProbes are the components componentstatuses reports
 	// beside the storage (default DefaultComponentProbes: the scheduler
 	// and the controller manager on loopback), probed with
@@ -64,9 +60,6 @@ func BuiltinWith(opts Options) (*Registry, error) {
 	}
 	if opts.NameSuffix == nil {
 		opts.NameSuffix = randomSuffix
-	}
-	if opts.User.Username == "" {
-		opts.User = DefaultUser
 	}
 	if opts.NodePortRange == (PortRange{}) {
 		opts.NodePortRange = DefaultNodePortRange

@@ -28,18 +28,15 @@ type UserInfo struct {
 	Extra    map[string][]string
 }
 
-// DefaultUser is the user kapi-apiserver's clients are: an administrator
-// in the groups kube-apiserver gives its own loopback client.
-var DefaultUser = UserInfo{Username: "system:admin", Groups: []string{"system:masters", "system:authenticated"}}
-
-func certificatesKinds(opts Options, _ services) []*Resource {
+func certificatesKinds(Options, services) []*Resource {
 	return []*Resource{
 		kind[certificatesv1.CertificateSigningRequest]("certificates.k8s.io", "v1", "certificatesigningrequests", Resource{
 			Meta: builtinMeta(NameIsDNSSubdomain), StatusMetadata: statusMetadata(false, false),
 			// The spec is the server's (requester and request, fixed at
 			// create), as status is: no writer owns either.
 			ResetFields:      map[string][]string{"": {"spec", "status"}},
-			PrepareForCreate: func(o Object) { prepareCSR(o.(*certificatesv1.CertificateSigningRequest), opts.User) },
+			PrepareForCreate: ResetStatus,
+			Requester:        func(o Object, u UserInfo) { setRequester(o.(*certificatesv1.CertificateSigningRequest), u) },
 			PrepareForUpdate: func(o, old Object) {
 				// The spec is fixed at create: an update of the main
 				// resource changes metadata only (the server keeps status).
@@ -75,10 +72,9 @@ func certificatesKinds(opts Options, _ services) []*Resource {
 	}
 }
 
-// prepareCSR fills a new request's requester from the user, whatever the
-// client sent, and clears its status.
-func prepareCSR(c *certificatesv1.CertificateSigningRequest, u UserInfo) {
-	c.Status = certificatesv1.CertificateSigningRequestStatus{}
+// setRequester fills a new request's requester from the user, whatever
+// the client sent.
+func setRequester(c *certificatesv1.CertificateSigningRequest, u UserInfo) {
 	c.Spec.Username, c.Spec.UID = u.Username, u.UID
 	c.Spec.Groups = slices.Clone(u.Groups)
 	c.Spec.Extra = nil

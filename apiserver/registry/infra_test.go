@@ -198,7 +198,7 @@ const (
 
 // The defaults and server-set fields of the same kinds.
 func TestInfraDefaults(t *testing.T) {
-	g, err := BuiltinWith(Options{User: UserInfo{Username: "u", UID: "id", Groups: []string{"g"}, Extra: map[string][]string{"k": {"v"}}}})
+	g, err := BuiltinWith(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,12 @@ func TestInfraDefaults(t *testing.T) {
 			map[string]any{"name": "y", "deviceClassName": "", "allocationMode": "ExactCount", "count": 1}}}})
 
 	csr := create("certificates.k8s.io", "certificatesigningrequests", &certificatesv1.CertificateSigningRequest{Spec: certificatesv1.CertificateSigningRequestSpec{
-		Username: "ignored", Groups: []string{"ignored"}, Extra: map[string]certificatesv1.ExtraValue{"ignored": {"x"}}}}).(*certificatesv1.CertificateSigningRequest)
+		Username: "ignored", Groups: []string{"ignored"}, Extra: map[string]certificatesv1.ExtraValue{"ignored": {"x"}}},
+		Status: certificatesv1.CertificateSigningRequestStatus{Certificate: []byte("c")}}).(*certificatesv1.CertificateSigningRequest)
+	g.Get("certificates.k8s.io", "v1", "certificatesigningrequests").Requester(csr, UserInfo{Username: "u", UID: "id", Groups: []string{"g"}, Extra: map[string][]string{"k": {"v"}}})
+	if csr.Status.Certificate != nil {
+		t.Error("CertificateSigningRequest status kept at create")
+	}
 	sameValue(t, csr.Spec, map[string]any{"request": nil, "signerName": "", "username": "u", "uid": "id", "groups": []any{"g"}, "extra": map[string]any{"k": []any{"v"}}})
 
 	pcr := create("certificates.k8s.io", "podcertificaterequests", &certificatesv1.PodCertificateRequest{}).(*certificatesv1.PodCertificateRequest)

@@ -169,6 +169,10 @@ type Resource struct {
 	// created object is defaulted even where the server does not call
 	// Default itself.
 	PrepareForCreate func(obj Object)
+	// Requester, if set, records who creates obj, after PrepareForCreate:
+	// user is the request's (a CertificateSigningRequest's spec.username,
+	// uid, groups and extra are the requester's, whatever the client sent).
+	Requester func(obj Object, user UserInfo)
 	// PrepareForUpdate is PrepareForCreate for an update of the main resource
 	// (not /status): obj is the next state, already carrying the stored
 	// status and system metadata, old the stored object. It keeps what the
