@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/internal/namefmt"
@@ -37,15 +38,15 @@ const (
 // returns false otherwise. r without the headers is returned as it is.
 func (s *Server) impersonate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	wanted, ok, st := impersonationHeaders(r.Header)
-	if st != nil {
-		s.writeStatus(w, r, st)
-		return r, false
-	}
-	if !ok {
+	if !ok && st == nil {
 		return r, true
 	}
-	u, st := s.impersonated(r.Context(), wanted, requestAttributes(r, s.requestUser(r)))
+	var u User
+	if st == nil {
+		u, st = s.impersonated(r.Context(), wanted, requestAttributes(r, s.requestUser(r)))
+	}
 	if st != nil {
+		w.Header().Set("X-Content-Type-Options", "nosniff") // as kube-apiserver's refusals
 		s.writeStatus(w, r, st)
 		return r, false
 	}
@@ -102,15 +103,30 @@ func impersonationHeaders(h http.Header) (wanted User, ok bool, st *metav1.Statu
 var impersonationModes = []string{"associated-node", "arbitrary-node", "serviceaccount", "user-info", ""}
 
 // impersonated is the user req.User may act as when it asks for wanted,
-// or the 403 of the first mode that fits wanted and refused.
+// or the 403 of the first mode that fits wanted and refused. As
+// kube-apiserver, the mode that last let the same user impersonate is
+// tried first (so a user whose legacy impersonation once succeeded keeps
+// getting legacy impersonation's user: a node without system:nodes).
 func (s *Server) impersonated(ctx context.Context, wanted User, req Attributes) (User, *metav1.Status) {
 	var first *metav1.Status
-	for _, mode := range impersonationModes {
+	last, cached := s.lastModes.get(req.User.Name)
+	if cached {
+		u, _, st := s.impersonateIn(ctx, impersonationModes[last], wanted, req)
+		if st == nil && u.Name != "" {
+			return u, nil
+		}
+		first = st
+	}
+	for i, mode := range impersonationModes {
+		if cached && i == last {
+			continue
+		}
 		u, fits, st := s.impersonateIn(ctx, mode, wanted, req)
 		if !fits {
 			continue
 		}
 		if st == nil {
+			s.lastModes.set(req.User.Name, i)
 			return u, nil
 		}
 		if first == nil {
@@ -118,6 +134,32 @@ func (s *Server) impersonated(ctx context.Context, wanted User, req Attributes) 
 		}
 	}
 	return User{}, first
+}
+
+// lastModes remembers, by user name, the index of the impersonation mode
+// that last let the user impersonate (at most maxLastModes users, as
+// kube-apiserver's cache of 10000).
+type lastModes struct {
+	mu    sync.Mutex
+	modes map[string]int
+}
+
+const maxLastModes = 10000
+
+func (l *lastModes) get(name string) (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, ok := l.modes[name]
+	return i, ok
+}
+
+func (l *lastModes) set(name string, i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.modes == nil || len(l.modes) >= maxLastModes {
+		l.modes = map[string]int{}
+	}
+	l.modes[name] = i
 }
 
 // impersonateIn checks wanted in one mode: fits is false when the mode

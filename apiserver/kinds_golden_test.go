@@ -292,7 +292,6 @@ var (
 // sets at create).
 var kindsAgeColumns = []string{"Age", "Duration", "Last Seen", "First Seen", "Last Schedule", "Created At", "TimeAdded"}
 
-
 // controllerWrites is what kube-controller-manager wrote into the objects of
 // a resource in the 3 s between the creates and the captured Table GET
 // (README: deployments, replicasets, statefulsets, jobs, PDBs,

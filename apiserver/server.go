@@ -279,6 +279,7 @@ type Server struct {
 	// apiServicesKick asks for a sync of the local APIServices (apiservices.go).
 	apiServicesKick chan struct{}
 	webhooks        *webhooks // the admission webhooks configured (webhook.go)
+	lastModes       lastModes // the impersonation mode that last worked, by user (authn_impersonate.go)
 }
 
 // New builds a server from cfg.
@@ -384,13 +385,16 @@ func New(cfg Config) (*Server, error) {
 
 // createSystemNamespaces creates SystemNamespaces through the API, so that
 // they get the defaulting of any other namespace. Existing ones are kept.
+// The server makes these requests itself, as AdminUser: they skip the
+// filters.
 func (s *Server) createSystemNamespaces() error {
 	for _, ns := range SystemNamespaces {
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces", strings.NewReader(`{"metadata":{"name":"`+ns+`"}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "kube-apiserver") // their field manager in a cluster
+		req = req.WithContext(withUser(req.Context(), AdminUser))
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
+		s.route(rec, req)
 		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
 			return fmt.Errorf("apiserver: creating namespace %s: %d %s", ns, rec.Code, strings.TrimSpace(rec.Body.String()))
 		}

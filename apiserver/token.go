@@ -350,6 +350,9 @@ func (h *handler) bindToken(ctx context.Context, ref *authenticationv1.BoundObje
 	r := &ObjectRef{Name: obj.GetName(), UID: string(obj.GetUID())}
 	switch resource {
 	case "pods":
+		if sa := obj.(*corev1.Pod).Spec.ServiceAccountName; sa != h.ri.Name {
+			return metav1.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to pod running with different serviceaccount name.", h.ri.Name))
+		}
 		k.Pod = r
 		if node := obj.(*corev1.Pod).Spec.NodeName; node != "" {
 			if n, err := h.s.storeOf(h.s.reg.Get("", "v1", "nodes")).Get(ctx, "", node, storage.ReadOptions{}); err == nil {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,32 @@ func (e *env) kapi(t testing.TB) bool {
 		e.isKapi = e.inProcess || strings.HasSuffix(str(expect(t, e.get(t, "/version"), http.StatusOK), "gitVersion"), "-kapi")
 	})
 	return e.isKapi
+}
+
+// as returns an env for the same server that authenticates with token
+// (none when empty) instead of the target's credentials.
+func (e *env) as(token string) *env {
+	return &env{name: e.name, base: e.base, client: e.client, token: token, inProcess: e.inProcess, server: e.server, patience: e.patience}
+}
+
+// withClientCertificate returns an env for the same server that presents
+// cert in its TLS handshakes and no token; its connections close with t.
+func (e *env) withClientCertificate(t testing.TB, cert tls.Certificate) *env {
+	t.Helper()
+	base, ok := e.client.Transport.(*http.Transport)
+	if !ok || base.TLSClientConfig == nil {
+		t.Fatalf("%s is not served over TLS", e.name)
+	}
+	tc := base.TLSClientConfig.Clone()
+	// Sent whatever CAs the server names (Go's client would otherwise
+	// keep back a certificate of a CA the server does not trust).
+	tc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+	tc.NextProtos = nil // the base transport's HTTP/2, which this one does not speak
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}}
+	t.Cleanup(client.CloseIdleConnections)
+	c := e.as("")
+	c.client = client
+	return c
 }
 
 // within is d scaled by the target's patience.

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +20,8 @@ import (
 var (
 	kubeconfigFlag = flag.String("kubeconfig", "", "run the cases against the server of this kubeconfig's current context instead of an in-process reference server")
 	knownGapsFlag  = flag.Bool("known-gaps", false, "run the checks of known gaps of the in-process server instead of skipping them")
+	clientCACert   = flag.String("client-ca-cert", "", "PEM certificate of the CA the real server verifies client certificates with (its --client-ca-file); with -client-ca-key, the client certificate cases run against it")
+	clientCAKey    = flag.String("client-ca-key", "", "PEM private key of -client-ca-cert, to sign the client certificates of the client certificate cases")
 )
 
 // bookmarkInterval is the in-process server's BookmarkInterval: short, so that
@@ -69,6 +72,13 @@ func run(m *testing.M) (int, error) {
 // newInProcessEnv starts a reference server on loopback; edits, if any,
 // change its configuration.
 func newInProcessEnv(edits ...func(*apiserver.Config)) (*env, func(), error) {
+	return newInProcessEnvTLS(nil, edits...)
+}
+
+// newInProcessEnvTLS is newInProcessEnv serving HTTPS with tlsConfig (the
+// server's certificate is httptest's, which the env's client trusts), or
+// plain HTTP when tlsConfig is nil.
+func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config)) (*env, func(), error) {
 	cfg := apiserver.Config{
 		BookmarkInterval: bookmarkInterval,
 		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -80,8 +90,15 @@ func newInProcessEnv(edits ...func(*apiserver.Config)) (*env, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewUnstartedServer(srv)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	if tlsConfig != nil {
+		hs.TLS = tlsConfig
+		hs.StartTLS()
+		client.Transport.(*http.Transport).TLSClientConfig = hs.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	} else {
+		hs.Start()
+	}
 	e := &env{
 		name:      "in-process reference server",
 		base:      hs.URL,
