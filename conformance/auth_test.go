@@ -526,3 +526,42 @@ func TestAuthImpersonationGranted(t *testing.T) {
 	// carol by the legacy verb (constrained impersonation refused her first).
 	checkUser(t, "impersonating carol", whoami(t, sa, "Impersonate-User", "carol"), obj{"username": "carol", "groups": []any{"system:authenticated"}})
 }
+
+// TestAuthAdmissionUser checks that admission sees the request's user, the
+// impersonated one here: a webhook's AdmissionReview userInfo and a
+// ValidatingAdmissionPolicy's request.userInfo.
+func TestAuthAdmissionUser(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	as := []string{"Impersonate-User", "mallory", "Impersonate-Uid", "u-1", "Impersonate-Group", "system:masters", "Impersonate-Extra-Example.com%2fteam", "a"}
+	w := startWebhook(t, allow)
+	e.createWebhookConfig(t, "validating", w.hook("allow", ns, "/validate"))
+	e.waitWebhooks(t, ns, nil)
+	before := len(w.requests())
+	expect(t, e.post(t, cmPath(ns), configMap("by-mallory", nil, nil), as...), http.StatusCreated)
+	got := w.requests()
+	if len(got) != before+1 {
+		t.Fatalf("webhook called %d times for a create, want 1", len(got)-before)
+	}
+	want := obj{"username": "mallory", "uid": "u-1", "groups": []any{"system:masters", "system:authenticated"}, "extra": obj{"example.com/team": []any{"a"}}}
+	if u, _ := got[len(got)-1]["userInfo"].(map[string]any); !reflect.DeepEqual(u, clone(want)) {
+		t.Errorf("AdmissionReview userInfo %s, want %s", compact(u), compact(want))
+	}
+
+	p := "vap-user-" + randomSuffix()
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
+		"failurePolicy": "Fail", "matchConstraints": vapRule("configmaps", ns),
+		"validations": []any{obj{"expression": "request.userInfo.username != 'mallory'",
+			"messageExpression": "'no ' + request.userInfo.username + ' (' + request.userInfo.uid + ', ' + request.userInfo.extra['example.com/team'][0] + ')'"}},
+	}})
+	e.createPolicyObject(t, "validatingadmissionpolicybindings", obj{"metadata": obj{"name": p}, "spec": obj{"policyName": p, "validationActions": []any{"Deny"},
+		"matchResources": obj{"namespaceSelector": nsSelector(ns)}}})
+	e.eventually(t, func() (bool, string) {
+		r := e.post(t, cmPath(ns)+"?dryRun=All", configMap("probe", nil, nil), as...)
+		return r.Code == http.StatusUnprocessableEntity, "the policy did not take effect:\n" + r.String()
+	})
+	checkStatus(t, e.post(t, cmPath(ns), configMap("by-mallory-2", nil, nil), as...), http.StatusUnprocessableEntity, "Invalid",
+		`configmaps "by-mallory-2" is forbidden: ValidatingAdmissionPolicy '`+p+`' with binding '`+p+`' denied request: no mallory (u-1, a)`)
+	expect(t, e.post(t, cmPath(ns), configMap("by-admin", nil, nil)), http.StatusCreated)
+}
