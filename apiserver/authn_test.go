@@ -299,13 +299,20 @@ func TestAuthenticateCertificates(t *testing.T) {
 	ca := newTestCA(t)
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.cert)
-	now := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	// The server's clock, not the wall clock, says whether a certificate
+	// has expired.
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	srv := authServer(t, Config{Now: func() time.Time { return now }, Authentication: &Authentication{ClientCA: pool, Anonymous: true}})
 	end := now.Add(time.Hour)
 	alice := ca.issue(t, pkix.Name{CommonName: "alice", Organization: []string{"dev"}}, end, x509.ExtKeyUsageClientAuth)
 	u := whoamiOf(t, srv, withCert(alice, "nope"))
 	if u.Name != "alice" || !slices.Equal(u.Groups, []string{"dev", "system:authenticated"}) || !strings.HasPrefix(u.Extra["authentication.kubernetes.io/credential-id"][0], "X509SHA256=") {
 		t.Errorf("alice's certificate: %+v", u)
+	}
+	if !time.Now().Before(end) { // the wall clock is past the certificate's end
+		if u := whoamiOf(t, srv, withCert(alice, "")); u.Name != "alice" {
+			t.Errorf("a certificate good by the server's clock: %+v", u)
+		}
 	}
 	checkUnauthorized(t, "expired", authDo(srv, "GET", "/version", "", withCert(ca.issue(t, pkix.Name{CommonName: "alice"}, now.Add(-time.Minute), x509.ExtKeyUsageClientAuth), "")))
 	checkUnauthorized(t, "server usage", authDo(srv, "GET", "/version", "", withCert(ca.issue(t, pkix.Name{CommonName: "alice"}, end, x509.ExtKeyUsageServerAuth), "")))
@@ -322,7 +329,7 @@ func TestAuthenticateCertificates(t *testing.T) {
 		t.Errorf("no client CA: %+v", u)
 	}
 	// Anonymous requests refused.
-	off := authServer(t, Config{Authentication: &Authentication{ClientCA: pool, Anonymous: false}})
+	off := authServer(t, Config{Now: func() time.Time { return now }, Authentication: &Authentication{ClientCA: pool, Anonymous: false}})
 	checkUnauthorized(t, "anonymous off", authDo(off, "GET", "/healthz", "", nil))
 	if u := whoamiOf(t, off, withCert(alice, "")); u.Name != "alice" {
 		t.Errorf("alice's certificate, anonymous off: %+v", u)
@@ -362,6 +369,8 @@ func TestImpersonationAuthorized(t *testing.T) {
 		"Impersonate-User", "bob")
 	refused("alice in dev", `groups.authentication.k8s.io "dev" is forbidden: `+user+` cannot impersonate:user-info resource "groups" in API group "authentication.k8s.io" at the cluster scope`,
 		"Impersonate-User", "alice", "Impersonate-Group", "dev")
+	refused("alice as u2", `uids.authentication.k8s.io "u2" is forbidden: `+user+` cannot impersonate:user-info resource "uids" in API group "authentication.k8s.io" at the cluster scope`,
+		"Impersonate-User", "alice", "Impersonate-Uid", "u2")
 	refused("node n2", `nodes.authentication.k8s.io "n2" is forbidden: `+user+` cannot impersonate:arbitrary-node resource "nodes" in API group "authentication.k8s.io" at the cluster scope`,
 		"Impersonate-User", "system:node:n2")
 	refused("a service account", `selfsubjectreviews.authentication.k8s.io is forbidden: `+user+` cannot impersonate-on:serviceaccount:create resource "selfsubjectreviews" in API group "authentication.k8s.io" at the cluster scope`,
