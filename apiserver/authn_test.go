@@ -379,9 +379,20 @@ func TestImpersonationAuthorized(t *testing.T) {
 		"Impersonate-User", "alice", "Impersonate-Group", "system:masters")
 	refused("a bad extra key", `userextras.authentication.k8s.io is forbidden: `+user+` cannot impersonate:user-info resource "userextras" in API group "authentication.k8s.io" at the cluster scope: impersonating an invalid key in extra is not allowed: extra.key: Invalid value: "team": must be a domain-prefixed path (such as "acme.io/foo")`,
 		"Impersonate-User", "alice", "Impersonate-Extra-Team", "a")
-	if rec := authDo(srv, "GET", "/api/v1/namespaces", "", as("Impersonate-User", "alice")); rec.Code != http.StatusForbidden ||
-		decodeMap(t, rec)["message"] != `namespaces is forbidden: `+user+` cannot impersonate-on:user-info:list resource "namespaces" in API group "" at the cluster scope` {
-		t.Errorf("listing namespaces as alice: %d %s", rec.Code, rec.Body)
+	// The Status of a refused request (captured from v1.37.2).
+	for path, want := range map[string]string{
+		"/api/v1/namespaces": `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces is forbidden: ` +
+			`User \"system:serviceaccount:ns:impersonator\" cannot impersonate-on:user-info:list resource \"namespaces\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"namespaces"},"code":403}`,
+		"/healthz": `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: ` +
+			`User \"system:serviceaccount:ns:impersonator\" cannot impersonate-on:user-info:get path \"/healthz\"","reason":"Forbidden","details":{},"code":403}`,
+		"/api/v1/namespaces/ns/pods/x/log": `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"x\" is forbidden: ` +
+			`User \"system:serviceaccount:ns:impersonator\" cannot impersonate-on:user-info:get resource \"pods/log\" in API group \"\" in the namespace \"ns\"","reason":"Forbidden","details":{"name":"x","kind":"pods"},"code":403}`,
+		"/api/v1/namespaces/ns": `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"ns\" is forbidden: ` +
+			`User \"system:serviceaccount:ns:impersonator\" cannot impersonate-on:user-info:get resource \"namespaces\" in API group \"\" in the namespace \"ns\"","reason":"Forbidden","details":{"name":"ns","kind":"namespaces"},"code":403}`,
+	} {
+		if rec := authDo(srv, "GET", path, "", as("Impersonate-User", "alice")); rec.Code != http.StatusForbidden || rec.Body.String() != want+"\n" {
+			t.Errorf("GET %s as alice: %d %s\nwant %s", path, rec.Code, rec.Body, want)
+		}
 	}
 
 	for _, c := range []struct {
@@ -498,4 +509,28 @@ func FuzzAuthenticate(f *testing.F) {
 			t.Errorf("a request authenticated as no one (token %q, %s: %q)", token, header, value)
 		}
 	})
+}
+
+func TestRequestAttributes(t *testing.T) {
+	u := User{Name: "u"}
+	for _, c := range []struct {
+		method, target string
+		want           Attributes
+	}{
+		{"GET", "/api/v1/namespaces/ns/pods/p", Attributes{User: u, Verb: "get", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "pods", Name: "p"}},
+		{"GET", "/api/v1/namespaces/ns/pods?watch=1", Attributes{User: u, Verb: "watch", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "pods"}},
+		{"DELETE", "/apis/apps/v1/namespaces/ns/deployments", Attributes{User: u, Verb: "deletecollection", ResourceRequest: true, Namespace: "ns", APIGroup: "apps", APIVersion: "v1", Resource: "deployments"}},
+		{"PUT", "/apis/apps/v1/namespaces/ns/deployments/d/scale", Attributes{User: u, Verb: "update", ResourceRequest: true, Namespace: "ns", APIGroup: "apps", APIVersion: "v1", Resource: "deployments", Subresource: "scale", Name: "d"}},
+		// A namespace is in itself.
+		{"GET", "/api/v1/namespaces/ns", Attributes{User: u, Verb: "get", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "namespaces", Name: "ns"}},
+		{"PUT", "/api/v1/namespaces/ns/finalize", Attributes{User: u, Verb: "update", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "namespaces", Subresource: "finalize", Name: "ns"}},
+		{"POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", Attributes{User: u, Verb: "create", ResourceRequest: true, APIGroup: "authentication.k8s.io", APIVersion: "v1", Resource: "selfsubjectreviews"}},
+		{"GET", "/apis/apps/v1", Attributes{User: u, Verb: "get", Path: "/apis/apps/v1"}},
+		{"GET", "/healthz", Attributes{User: u, Verb: "get", Path: "/healthz"}},
+		{"POST", "/version", Attributes{User: u, Verb: "post", Path: "/version"}},
+	} {
+		if got := requestAttributes(httptest.NewRequest(c.method, c.target, nil), u); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %s: %+v, want %+v", c.method, c.target, got, c.want)
+		}
+	}
 }

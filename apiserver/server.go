@@ -53,7 +53,14 @@
 //     (webhook.go): the Validating- and MutatingWebhookConfigurations
 //     stored are called over HTTPS with admission.k8s.io/v1
 //     AdmissionReviews, a service reference at the address
-//     Config.WebhookServiceMap gives.
+//     Config.WebhookServiceMap gives;
+//   - authentication as kube-apiserver's (Config.Authentication, authn.go):
+//     client certificates, static tokens (ParseTokenFile reads a
+//     --token-auth-file), service account tokens, anonymous requests, 401
+//     otherwise; impersonation headers authorized as v1.37 does, constrained
+//     and legacy (authn_impersonate.go); TokenReview and SelfSubjectReview
+//     (kubectl auth whoami) answered from the same authenticator. Without
+//     Config.Authentication every request is AdminUser's.
 //
 // # Shape
 //
