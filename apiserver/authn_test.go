@@ -510,27 +510,3 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 	})
 }
-
-func TestRequestAttributes(t *testing.T) {
-	u := User{Name: "u"}
-	for _, c := range []struct {
-		method, target string
-		want           Attributes
-	}{
-		{"GET", "/api/v1/namespaces/ns/pods/p", Attributes{User: u, Verb: "get", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "pods", Name: "p"}},
-		{"GET", "/api/v1/namespaces/ns/pods?watch=1", Attributes{User: u, Verb: "watch", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "pods"}},
-		{"DELETE", "/apis/apps/v1/namespaces/ns/deployments", Attributes{User: u, Verb: "deletecollection", ResourceRequest: true, Namespace: "ns", APIGroup: "apps", APIVersion: "v1", Resource: "deployments"}},
-		{"PUT", "/apis/apps/v1/namespaces/ns/deployments/d/scale", Attributes{User: u, Verb: "update", ResourceRequest: true, Namespace: "ns", APIGroup: "apps", APIVersion: "v1", Resource: "deployments", Subresource: "scale", Name: "d"}},
-		// A namespace is in itself.
-		{"GET", "/api/v1/namespaces/ns", Attributes{User: u, Verb: "get", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "namespaces", Name: "ns"}},
-		{"PUT", "/api/v1/namespaces/ns/finalize", Attributes{User: u, Verb: "update", ResourceRequest: true, Namespace: "ns", APIVersion: "v1", Resource: "namespaces", Subresource: "finalize", Name: "ns"}},
-		{"POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", Attributes{User: u, Verb: "create", ResourceRequest: true, APIGroup: "authentication.k8s.io", APIVersion: "v1", Resource: "selfsubjectreviews"}},
-		{"GET", "/apis/apps/v1", Attributes{User: u, Verb: "get", Path: "/apis/apps/v1"}},
-		{"GET", "/healthz", Attributes{User: u, Verb: "get", Path: "/healthz"}},
-		{"POST", "/version", Attributes{User: u, Verb: "post", Path: "/version"}},
-	} {
-		if got := requestAttributes(httptest.NewRequest(c.method, c.target, nil), u); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %s: %+v, want %+v", c.method, c.target, got, c.want)
-		}
-	}
-}
