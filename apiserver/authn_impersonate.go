@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/internal/namefmt"
 )
 
@@ -357,8 +358,29 @@ func (c impersonationCheck) extra(extra map[string][]string) *metav1.Status {
 	return nil
 }
 
-// extraPath is the path of a domain-prefixed extra key.
-var extraPath = regexp.MustCompile(`^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$`)
+// extraPathFormat is the format of the path of a domain-prefixed extra
+// key, as kube-apiserver words it.
+const extraPathFormat = `[A-Za-z0-9/\-._~%!$&'()*+,;=:]+`
+
+var extraPath = regexp.MustCompile("^" + extraPathFormat + "$")
+
+// domainPrefixedPath checks an extra key as kube-apiserver's
+// IsDomainPrefixedPath: DOMAIN/PATH, a DNS subdomain and an HTTP path.
+func domainPrefixedPath(k string) metav1.FieldErrors {
+	const field = "extra.key"
+	domain, path, ok := strings.Cut(k, "/")
+	if !ok || domain == "" || path == "" {
+		return metav1.FieldErrors{metav1.FieldInvalid(field, k, `must be a domain-prefixed path (such as "acme.io/foo")`)}
+	}
+	var errs metav1.FieldErrors
+	for _, msg := range registry.ValidateDNS1123Subdomain(domain) {
+		errs = append(errs, metav1.FieldInvalid(field, domain, msg))
+	}
+	if !extraPath.MatchString(path) {
+		errs = append(errs, metav1.FieldInvalid(field, path, "Invalid path (regex used for validation is '"+extraPathFormat+"')"))
+	}
+	return errs
+}
 
 // invalidExtra is why constrained impersonation refuses extras: keys must
 // be lower-case domain-prefixed paths (example.com/key) with values.
@@ -367,9 +389,16 @@ func invalidExtra(keys []string, extra map[string][]string) string {
 		if k == "" {
 			return "impersonating the empty string key in extra is not allowed"
 		}
-		domain, path, ok := strings.Cut(k, "/")
-		if !ok || path == "" || !extraPath.MatchString(path) || !isSubdomain(domain) {
-			return fmt.Sprintf("impersonating an invalid key in extra is not allowed: extra.key: Invalid value: %q: must be a domain-prefixed path (such as \"acme.io/foo\")", k)
+		if errs := domainPrefixedPath(k); len(errs) > 0 {
+			msg := errs[0].Error()
+			if len(errs) > 1 {
+				var parts []string
+				for _, e := range errs {
+					parts = append(parts, e.Error())
+				}
+				msg = "[" + strings.Join(parts, ", ") + "]"
+			}
+			return "impersonating an invalid key in extra is not allowed: " + msg
 		}
 		if k != strings.ToLower(k) {
 			return fmt.Sprintf("impersonating a non-lowercase key in extra is not allowed: %q", k)

@@ -379,6 +379,11 @@ func TestImpersonationAuthorized(t *testing.T) {
 		"Impersonate-User", "alice", "Impersonate-Group", "system:masters")
 	refused("a bad extra key", `userextras.authentication.k8s.io is forbidden: `+user+` cannot impersonate:user-info resource "userextras" in API group "authentication.k8s.io" at the cluster scope: impersonating an invalid key in extra is not allowed: extra.key: Invalid value: "team": must be a domain-prefixed path (such as "acme.io/foo")`,
 		"Impersonate-User", "alice", "Impersonate-Extra-Team", "a")
+	refused("a bad extra domain", `userextras.authentication.k8s.io is forbidden: `+user+` cannot impersonate:user-info resource "userextras" in API group "authentication.k8s.io" at the cluster scope: `+
+		`impersonating an invalid key in extra is not allowed: [extra.key: Invalid value: "bad_domain": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', `+
+		`and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), `+
+		`extra.key: Invalid value: "x y": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')]`,
+		"Impersonate-User", "alice", "Impersonate-Extra-Bad_domain%2fx%20y", "v")
 	// The Status of a refused request (captured from v1.37.2).
 	for path, want := range map[string]string{
 		"/api/v1/namespaces": `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces is forbidden: ` +

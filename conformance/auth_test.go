@@ -523,6 +523,17 @@ func TestAuthImpersonationGranted(t *testing.T) {
 		`nodes.authentication.k8s.io "n2" is forbidden: User "`+user+`" cannot impersonate:arbitrary-node resource "nodes" in API group "authentication.k8s.io" at the cluster scope`)
 	checkStatus(t, sa.get(t, "/api/v1/namespaces", "Impersonate-User", "alice"), http.StatusForbidden, "Forbidden",
 		`namespaces is forbidden: User "`+user+`" cannot impersonate-on:user-info:list resource "namespaces" in API group "" at the cluster scope`)
+	// Constrained impersonation checks extra keys: DOMAIN/PATH.
+	checkStatus(t, sa.post(t, ssrs, ssr, "Impersonate-User", "alice", "Impersonate-Extra-Bad_domain%2fx", "v"), http.StatusForbidden, "Forbidden",
+		`userextras.authentication.k8s.io is forbidden: User "`+user+`" cannot impersonate:user-info resource "userextras" in API group "authentication.k8s.io" at the cluster scope: `+
+			`impersonating an invalid key in extra is not allowed: extra.key: Invalid value: "bad_domain": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', `+
+			`and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`)
+	checkStatus(t, sa.post(t, ssrs, ssr, "Impersonate-User", "alice", "Impersonate-Extra-Bad_domain%2fx%20y", "v"), http.StatusForbidden, "Forbidden",
+		`impersonating an invalid key in extra is not allowed: [extra.key: Invalid value: "bad_domain": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', `+
+			`and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), `+
+			`extra.key: Invalid value: "x y": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')]`)
+	checkStatus(t, sa.post(t, ssrs, ssr, "Impersonate-User", "alice", "Impersonate-Extra-Nodomain", "v"), http.StatusForbidden, "Forbidden",
+		`impersonating an invalid key in extra is not allowed: extra.key: Invalid value: "nodomain": must be a domain-prefixed path (such as "acme.io/foo")`)
 	// carol by the legacy verb (constrained impersonation refused her first).
 	checkUser(t, "impersonating carol", whoami(t, sa, "Impersonate-User", "carol"), obj{"username": "carol", "groups": []any{"system:authenticated"}})
 }
