@@ -515,3 +515,43 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 	})
 }
+
+// A service account on a node may impersonate that node with the
+// associated-node mode: the authorizer sees the names of its extras and
+// "*" as the node, whatever node it is on.
+func TestImpersonationAssociatedNode(t *testing.T) {
+	agent := User{Name: "system:serviceaccount:ns:agent", Extra: map[string][]string{
+		"authentication.kubernetes.io/node-name": {"n1"}, "authentication.kubernetes.io/pod-name": {"p"}}}
+	seen := User{Name: agent.Name, Extra: map[string][]string{
+		"authentication.kubernetes.io/associated-node-keys": {"authentication.kubernetes.io/node-name", "authentication.kubernetes.io/pod-name"}}}
+	auth := "authentication.k8s.io"
+	g := grants{
+		{User: seen, Verb: "impersonate-on:associated-node:create", APIGroup: auth, Resource: "selfsubjectreviews"},
+		{User: seen, Verb: "impersonate:associated-node", APIGroup: auth, Resource: "nodes", Name: "*"},
+	}
+	srv := authServer(t, Config{Authorizer: associatedGrants{g}, Authentication: &Authentication{Tokens: map[string]User{"agent": agent}}})
+	if u := whoamiOf(t, srv, bearer("agent", "Impersonate-User", "system:node:n1")); !reflect.DeepEqual(u, User{Name: "system:node:n1", Groups: []string{"system:nodes", "system:authenticated"}}) {
+		t.Errorf("impersonating its node: %+v", u)
+	}
+	rec := authDo(srv, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", ssrBody, bearer("agent", "Impersonate-User", "system:node:n2"))
+	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), `cannot impersonate-on:arbitrary-node:create`) {
+		t.Errorf("impersonating another node: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// associatedGrants matches users by name and extras too.
+type associatedGrants struct{ grants }
+
+func (g associatedGrants) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
+	if a.Verb == "create" && a.Resource == "selfsubjectreviews" && slices.Contains(a.User.Groups, "system:authenticated") {
+		return DecisionAllow, "", nil // whoami, as the bootstrap system:basic-user grants it
+	}
+	for _, r := range g.grants {
+		if reflect.DeepEqual(r.User.Extra, a.User.Extra) {
+			if d, _, _ := (grants{r}).Authorize(ctx, a); d == DecisionAllow {
+				return d, "", nil
+			}
+		}
+	}
+	return DecisionNoOpinion, "", nil
+}
