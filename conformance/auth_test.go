@@ -139,16 +139,11 @@ func (e *env) sendWith(t testing.TB, method, path string, body any, header ...st
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Add(header[i], header[i+1])
 	}
-	resp, err := e.client.Do(req)
+	r, err := e.exchange(req, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &response{Method: method, Path: path, Code: resp.StatusCode, Header: resp.Header, Body: b}
+	return r
 }
 
 // checkUser compares a userInfo with want, the credential-id extra

@@ -149,6 +149,12 @@ func (e *env) send(method, path string, body any, header ...string) (*response, 
 	if err != nil {
 		return nil, err
 	}
+	return e.exchange(req, path)
+}
+
+// exchange sends req (to path) and reads the whole response.
+func (e *env) exchange(req *http.Request, path string) (*response, error) {
+	method := req.Method
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
