@@ -40,7 +40,7 @@ type storageCodec struct {
 	reg *registry.Registry
 
 	mu      sync.Mutex
-	scanned bool   // the maps were built, at the registry generation gen
+	scanned bool // the maps were built, at the registry generation gen
 	gen     uint64
 	byType  map[reflect.Type]metav1.TypeMeta
 	byKind  map[metav1.TypeMeta]func() registry.Object
