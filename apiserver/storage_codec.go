@@ -59,7 +59,9 @@ func (c *storageCodec) scanLocked() {
 	c.scanned, c.gen = true, gen
 	c.byType = map[reflect.Type]metav1.TypeMeta{}
 	c.byKind = map[metav1.TypeMeta]func() registry.Object{}
-	for _, r := range all {
+	// The CustomResourceDefinitions' resource is registered after the
+	// store is open (startCRDs), and their objects are read at open.
+	for _, r := range append(all, crdResource()) {
 		if r.Custom || r.New == nil || r.StoredAs != nil {
 			continue
 		}

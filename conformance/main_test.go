@@ -19,6 +19,7 @@ import (
 var (
 	kubeconfigFlag = flag.String("kubeconfig", "", "run the cases against the server of this kubeconfig's current context instead of an in-process reference server")
 	knownGapsFlag  = flag.Bool("known-gaps", false, "run the checks of known gaps of the in-process server instead of skipping them")
+	backendFlag    = flag.String("backend", "memory", `the store of the in-process servers: "memory" or "bbolt" (Config.DataDir in a temporary directory)`)
 )
 
 // bookmarkInterval is the in-process server's BookmarkInterval: short, so that
@@ -73,11 +74,24 @@ func newInProcessEnv(edits ...func(*apiserver.Config)) (*env, func(), error) {
 		BookmarkInterval: bookmarkInterval,
 		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
+	var dataDir string
+	switch *backendFlag {
+	case "memory":
+	case "bbolt":
+		var err error
+		if dataDir, err = os.MkdirTemp("", "kapi-conformance-"); err != nil {
+			return nil, nil, err
+		}
+		cfg.DataDir = dataDir
+	default:
+		return nil, nil, fmt.Errorf("unknown -backend %q", *backendFlag)
+	}
 	for _, edit := range edits {
 		edit(&cfg)
 	}
 	srv, err := apiserver.New(cfg)
 	if err != nil {
+		os.RemoveAll(dataDir)
 		return nil, nil, err
 	}
 	hs := httptest.NewServer(srv)
@@ -95,6 +109,7 @@ func newInProcessEnv(edits ...func(*apiserver.Config)) (*env, func(), error) {
 		hs.CloseClientConnections()
 		_ = srv.Close() // ends every watch, so that hs.Close does not wait on them
 		hs.Close()
+		os.RemoveAll(dataDir)
 	}
 	return e, stop, nil
 }
