@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -362,4 +363,56 @@ func TestBoltOpenErrors(t *testing.T) {
 			t.Fatal("no codec")
 		}
 	})
+}
+
+// TestBoltDecidesOnDurableState holds a Create's commit: a second Create
+// of the key, and an update of it, must not answer (a conflict, an update
+// of the held object) before the object is durable.
+func TestBoltDecidesOnDurableState(t *testing.T) {
+	ctx := context.Background()
+	m := openBolt(t, boltPath(t), MemoryConfig{})
+	defer m.Close()
+	j := m.journal.(*boltJournal)
+	release, held := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	hold := func() { once.Do(func() { close(held); <-release }) }
+	j.beforeCommit.Store(&hold)
+	var released atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() { mustCreate(t, m, "ns", "a", nil) })
+	<-held
+	answers := make(chan string, 2)
+	wg.Go(func() {
+		_, err := m.Create(ctx, key("ns", "a"), cm("ns", "a", nil))
+		if !errors.Is(err, ErrAlreadyExists) {
+			t.Errorf("second create: %v", err)
+		}
+		if !released.Load() {
+			answers <- "the second create answered before the first was durable"
+		}
+	})
+	wg.Go(func() {
+		_, err := m.GuaranteedUpdate(ctx, key("ns", "a"), false, nil, func(cur Object) (Object, error) {
+			if !released.Load() {
+				answers <- "the update read the object before it was durable"
+			}
+			return cm("ns", "a", nil, "k", "v"), nil
+		})
+		if err != nil {
+			t.Errorf("update: %v", err)
+		}
+	})
+	// Broken, they answer at once; give them a moment to, then release.
+	select {
+	case a := <-answers:
+		t.Error(a)
+	case <-time.After(200 * time.Millisecond):
+	}
+	released.Store(true)
+	close(release)
+	wg.Wait()
+	close(answers)
+	for a := range answers {
+		t.Error(a)
+	}
 }
