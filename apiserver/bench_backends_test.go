@@ -20,12 +20,12 @@ import (
 // the memory store (default) and the durable one (DataDir, every write
 // fsynced before its response, concurrent writes sharing fsyncs).
 //
-//	go test ./apiserver -run '^$' -bench BenchmarkBackends -benchtime 3s
+//		go test ./apiserver -run '^$' -bench BenchmarkBackends -benchtime 3s
 //
-//   - writes-8: 8 clients creating 1 KiB ConfigMaps; writes/s, and the
-//     p50 and p99 latency of an acknowledged write;
-//   - list-50000: a list of 50,000 ConfigMaps, JSON, in one page;
-//   - watch-200: each op is one write that 200 watchers receive.
+//	  - writes-8: 8 clients creating 1 KiB ConfigMaps; writes/s, and the
+//	    p50 and p99 latency of an acknowledged write;
+//	  - list-50000: a list of 50,000 ConfigMaps, JSON, in one page;
+//	  - watch-200: each op is one write that 200 watchers receive.
 func BenchmarkBackends(b *testing.B) {
 	for _, backend := range []string{"memory", "bbolt"} {
 		cfg := func(b *testing.B) Config {
