@@ -1,14 +1,11 @@
 package apiserver
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kapi-dev/kapi/internal/golden"
@@ -16,17 +13,7 @@ import (
 
 func newBenchServer(b *testing.B) (*Server, *httptest.Server) {
 	b.Helper()
-	srv, err := New(Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	b.Cleanup(func() {
-		ts.Close()
-		srv.Close()
-	})
-	mustDo(b, srv, "POST", "/api/v1/namespaces", `{"metadata":{"name":"bench"}}`, http.StatusCreated)
-	return srv, ts
+	return newBackendBenchServer(b, Config{})
 }
 
 func mustDo(b testing.TB, srv http.Handler, method, path, body string, want int) {
@@ -126,42 +113,8 @@ func continueOf(body []byte) string {
 // waits until every watcher has read it; it reports events delivered per
 // second across all watchers.
 func BenchmarkWatchFanOut(b *testing.B) {
-	const watchers = 200
 	srv, ts := newBenchServer(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	got := make(chan struct{}, watchers*64)
-	for range watchers {
-		req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/v1/namespaces/bench/configmaps?watch=1&resourceVersion="+
-			fmt.Sprint(srv.Storage().Revision()), nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer resp.Body.Close()
-			sc := bufio.NewScanner(resp.Body)
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				got <- struct{}{}
-			}
-		}()
-	}
-	b.ResetTimer()
-	i := 0
-	for b.Loop() {
-		mustDo(b, srv, "POST", "/api/v1/namespaces/bench/configmaps", configMapBody(fmt.Sprintf("w-%d", i)), http.StatusCreated)
-		for range watchers {
-			<-got
-		}
-		i++
-	}
-	b.ReportMetric(float64(watchers*b.N)/b.Elapsed().Seconds(), "events/s")
-	cancel()
-	wg.Wait()
+	benchWatchFanOut(b, srv, ts, 200)
 }
 
 // BenchmarkWrites measures the write paths in process (no HTTP), each on one

@@ -131,8 +131,18 @@ type Config struct {
 	// Registry holds the served resources (default registry.Builtin()).
 	Registry *registry.Registry
 	// Storage is the object store (default an in-memory store built with
-	// HistoryWindow).
+	// HistoryWindow, or with DataDir the durable store in that directory).
 	Storage storage.Interface
+	// DataDir, if set and Storage is not, keeps the objects in a durable
+	// store (storage.OpenBolt) in the file DataFile of this directory,
+	// created if missing: every write is on disk before its response, and
+	// a server started again on the directory goes on with the same
+	// objects, resourceVersions and history window (continue tokens and
+	// watches from a resourceVersion included). Objects are encoded as
+	// kube-apiserver stores them in etcd: protobuf for built-in kinds, JSON
+	// for custom resources. A file that cannot be read fails New. Default
+	// "": memory only, lost when the server stops.
+	DataDir string
 	// HistoryWindow is how long the default store keeps old versions and
 	// deleted objects readable, for exact reads, continue tokens and watches
 	// from an old resourceVersion (default 5 minutes, as etcd's compaction in a
@@ -340,6 +350,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096), apiServicesKick: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if s.store == nil && cfg.DataDir != "" {
+		store, err := s.openDataDir() // storage_codec.go
+		if err != nil {
+			return nil, err
+		}
+		s.store, s.ownStore = store, true
+	}
 	if s.store == nil {
 		s.store = storage.NewMemory(storage.MemoryConfig{
 			HistoryWindow: cfg.HistoryWindow,

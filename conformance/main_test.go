@@ -22,6 +22,7 @@ var (
 	knownGapsFlag  = flag.Bool("known-gaps", false, "run the checks of known gaps of the in-process server instead of skipping them")
 	clientCACert   = flag.String("client-ca-cert", "", "PEM certificate of the CA the real server verifies client certificates with (its --client-ca-file); with -client-ca-key, the client certificate cases run against it")
 	clientCAKey    = flag.String("client-ca-key", "", "PEM private key of -client-ca-cert, to sign the client certificates of the client certificate cases")
+	backendFlag    = flag.String("backend", "memory", `the store of the in-process servers: "memory" or "bbolt" (Config.DataDir in a temporary directory)`)
 )
 
 // bookmarkInterval is the in-process server's BookmarkInterval: short, so that
@@ -83,11 +84,24 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 		BookmarkInterval: bookmarkInterval,
 		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
+	var dataDir string
+	switch *backendFlag {
+	case "memory":
+	case "bbolt":
+		var err error
+		if dataDir, err = os.MkdirTemp("", "kapi-conformance-"); err != nil {
+			return nil, nil, err
+		}
+		cfg.DataDir = dataDir
+	default:
+		return nil, nil, fmt.Errorf("unknown -backend %q", *backendFlag)
+	}
 	for _, edit := range edits {
 		edit(&cfg)
 	}
 	srv, err := apiserver.New(cfg)
 	if err != nil {
+		os.RemoveAll(dataDir)
 		return nil, nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv)
@@ -112,6 +126,7 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 		hs.CloseClientConnections()
 		_ = srv.Close() // ends every watch, so that hs.Close does not wait on them
 		hs.Close()
+		os.RemoveAll(dataDir)
 	}
 	return e, stop, nil
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,26 @@ func BenchmarkCreate(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCreate8 measures Creates from 8 goroutines (with -backend=bbolt,
+// acknowledged writes sharing fsyncs).
+func BenchmarkCreate8(b *testing.B) {
+	m := newStore(b, MemoryConfig{})
+	keys := benchKeys(b.N)
+	ctx := context.Background()
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := int(next.Add(1) - 1)
+			if _, err := m.Create(ctx, keys[i], benchObj(i)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // BenchmarkUpdate measures a GuaranteedUpdate of one of 10,000 objects.

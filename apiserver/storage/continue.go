@@ -11,9 +11,10 @@ import (
 
 // continueToken is the state of a paged list between pages. On the wire it is
 // base64url (no padding) of its JSON, like kube-apiserver's, but it carries a
-// MAC made with a key random to each store instance, so a token that was
-// altered, was issued by another store (a restarted one included) or for
-// another prefix is rejected instead of being trusted.
+// MAC made with a key random to each store, so a token that was altered, was
+// issued by another store or for another prefix is rejected instead of being
+// trusted. A memory store's key lives as long as the process; a durable
+// store's (OpenBolt) is kept in its file, so its tokens survive a restart.
 type continueToken struct {
 	// Rev is the revision every page is read at; 0 continues at the latest
 	// revision (the token of an expired continuation).

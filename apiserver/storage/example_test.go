@@ -2,7 +2,10 @@ package storage_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -50,4 +53,63 @@ func ExampleMemory() {
 	// next page: c at revision 3
 	// deleted b at 4
 	// DELETED b 4
+}
+
+// configMapCodec stores ConfigMaps as JSON (the API server's Codec stores
+// built-in kinds as protobuf, custom resources as JSON).
+type configMapCodec struct{}
+
+func (configMapCodec) Encode(_ string, obj storage.Object) ([]byte, error) { return json.Marshal(obj) }
+
+func (configMapCodec) Decode(_ string, data []byte) (storage.Object, error) {
+	cm := &corev1.ConfigMap{}
+	return cm, json.Unmarshal(data, cm)
+}
+
+// A durable store: what was written is there after the store is opened
+// again, at the same revisions, and watches resume from a revision read
+// before.
+func ExampleOpenBolt() {
+	dir, err := os.MkdirTemp("", "kapi-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	cfg := storage.BoltConfig{Path: filepath.Join(dir, "kapi.db"), Codec: configMapCodec{}}
+	ctx := context.Background()
+
+	store, err := storage.OpenBolt(cfg)
+	if err != nil {
+		panic(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "a"}, Data: map[string]string{"k": "v"}}
+	created, err := store.Create(ctx, "/core/configmaps/demo/a", cm) // on disk when Create returns
+	if err != nil {
+		panic(err)
+	}
+	if _, err := store.Delete(ctx, "/core/configmaps/demo/a", nil, nil); err != nil {
+		panic(err)
+	}
+	store.Close()
+
+	store, err = storage.OpenBolt(cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer store.Close()
+	old, err := store.Get(ctx, "/core/configmaps/demo/a", storage.ReadOptions{Match: storage.Exact, ResourceVersion: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("revision", store.Revision(), "; at 1:", old.GetName(), old.(*corev1.ConfigMap).Data["k"], created.GetResourceVersion())
+	w, err := store.Watch(ctx, "/core/configmaps/", storage.WatchOptions{ResourceVersion: 1})
+	if err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+	ev := <-w.ResultChan()
+	fmt.Println(ev.Type, ev.Object.GetName(), ev.Revision)
+	// Output:
+	// revision 2 ; at 1: a v 1
+	// DELETED a 2
 }

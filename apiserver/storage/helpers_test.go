@@ -2,8 +2,12 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +44,13 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// backend selects the store the tests run on: "memory" (NewMemory) or
+// "bbolt" (OpenBolt on a file in the test's temporary directory), so that
+// every test of the Interface's semantics runs on both:
+//
+//	go test ./apiserver/storage -args -backend=bbolt
+var backend = flag.String("backend", "memory", `the store the tests run on: "memory" or "bbolt"`)
+
 // newStore returns a store closed at the end of the test. Unless cfg sets
 // them, the background compactor is off and the clock is fake, so nothing
 // happens behind the test's back.
@@ -51,9 +62,51 @@ func newStore(t testing.TB, cfg MemoryConfig) *Memory {
 	if cfg.Now == nil {
 		cfg.Now = newFakeClock().Now
 	}
-	m := NewMemory(cfg)
+	m := openStore(t, cfg)
 	t.Cleanup(func() { m.Close() })
 	return m
+}
+
+// openStore returns a store of the -backend the tests run on, which the
+// caller closes.
+func openStore(t testing.TB, cfg MemoryConfig) *Memory {
+	t.Helper()
+	switch *backend {
+	case "memory":
+		return NewMemory(cfg)
+	case "bbolt":
+		return openBolt(t, filepath.Join(t.TempDir(), "kapi.db"), cfg)
+	}
+	t.Fatalf("unknown -backend %q", *backend)
+	return nil
+}
+
+// openBolt opens the durable store at path with testCodec, failing the test
+// if it cannot; the caller closes it.
+func openBolt(t testing.TB, path string, cfg MemoryConfig) *Memory {
+	t.Helper()
+	m, err := OpenBolt(BoltConfig{Path: path, Codec: testCodec{}, Memory: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// testCodec encodes any object as JSON and decodes the objects under
+// /core/configmaps/ (the only ones the restart tests read back).
+type testCodec struct{}
+
+func (testCodec) Encode(_ string, obj Object) ([]byte, error) { return json.Marshal(obj) }
+
+func (testCodec) Decode(key string, data []byte) (Object, error) {
+	if !strings.HasPrefix(key, "/core/configmaps/") {
+		return nil, fmt.Errorf("testCodec: no type for %s", key)
+	}
+	var c corev1.ConfigMap
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 func key(ns, name string) string { return "/core/configmaps/" + ns + "/" + name }

@@ -101,6 +101,9 @@ func (m *Memory) compactLocked(c uint64) {
 	}
 	m.compacted = c
 	m.compactedRev.Store(c)
+	if m.journal != nil {
+		m.journal.compact(c)
+	}
 	// Drop the chunks every slot of which is at or below c.
 	if keep := (c + 1) >> chunkShift; keep > v.first {
 		m.log.Store(&logView{first: keep, chunks: slices.Clone(v.chunks[keep-v.first:])})

@@ -4,7 +4,21 @@
 // and watches that replay history and then follow live writes in revision order.
 //
 // Interface is what the API server and the registry use; Memory implements it in
-// process. A durable backend (bbolt, etcd) implements the same interface.
+// process. A distributed backend (etcd) implements the same interface.
+//
+// # Durability
+//
+// OpenBolt returns a Memory made durable by a go.etcd.io/bbolt file under it:
+// memory serves every read and watch, and every write is committed to the
+// file (fsynced, concurrent writes sharing one transaction and one fsync)
+// before it is published to readers and watchers and acknowledged. The file
+// holds the objects at the compacted revision and one record per revision of
+// the history window, compacted as memory compacts, plus the key that signs
+// continue tokens: a store opened again has the same revisions, history,
+// continue tokens and watch replays (see durable.go and bolt.go). Objects are
+// encoded by a Codec the caller gives (the API server's encodes built-in
+// kinds as protobuf in the Kubernetes envelope and custom resources as JSON,
+// kube-apiserver's encodings in etcd).
 //
 // Objects handed to the store become the store's: it sets their resourceVersion
 // and keeps them; callers must not modify them afterwards. Objects the store

@@ -101,7 +101,8 @@ type Memory struct {
 	compacted uint64
 	closed    bool
 
-	rev          atomic.Uint64 // current revision, published after each write
+	rev          atomic.Uint64 // current revision, published after each write (after it is durable, with a journal)
+	next         uint64        // the last revision assigned to a write; guarded by mu
 	compactedRev atomic.Uint64 // mirror of compacted for lock-free readers
 	log          atomic.Pointer[logView]
 	gen          atomic.Pointer[chan struct{}] // closed (and replaced) after the revision advances
@@ -118,6 +119,12 @@ type Memory struct {
 	macKey  [32]byte
 	closeMu sync.Mutex
 	copiers sync.Map // reflect.Type → func(Object) Object, nil if the type cannot be copied
+
+	// journal, when set (OpenBolt), makes writes durable: see durable.go.
+	journal journal
+	pubGen  atomic.Pointer[chan struct{}] // closed (and replaced) when the journal publishes revisions
+	failed  atomic.Pointer[error]         // the journal's failure; every write fails after it
+	codec   Codec                         // encodes objects for the journal
 }
 
 var _ Interface = (*Memory)(nil)
@@ -126,6 +133,14 @@ var _ Interface = (*Memory)(nil)
 // goroutines (a notifier that wakes watchers, and the compactor unless
 // disabled); Close stops them.
 func NewMemory(cfg MemoryConfig) *Memory {
+	m := newMemory(cfg)
+	m.start()
+	return m
+}
+
+// newMemory returns an empty store with its defaults applied and no
+// goroutine started (start starts them), so that OpenBolt can load it first.
+func newMemory(cfg MemoryConfig) *Memory {
 	if cfg.HistoryWindow == 0 {
 		cfg.HistoryWindow = DefaultHistoryWindow
 	}
@@ -162,16 +177,22 @@ func NewMemory(cfg MemoryConfig) *Memory {
 	m.log.Store(&logView{chunks: []*logChunk{new(logChunk)}})
 	g := make(chan struct{})
 	m.gen.Store(&g)
+	pg := make(chan struct{})
+	m.pubGen.Store(&pg)
 	m.groups = make(map[string]*watchGroup)
 	m.groupIdx.Store(&groupIndex{})
+	return m
+}
 
+// start starts the background goroutines: the notifier that wakes
+// watchers and, unless disabled, the compactor.
+func (m *Memory) start() {
 	m.wg.Add(1)
-	go m.notifyLoop()
-	if cfg.CompactInterval > 0 && cfg.HistoryWindow > 0 {
+	go m.notifyLoop(m.rev.Load())
+	if m.cfg.CompactInterval > 0 && m.cfg.HistoryWindow > 0 {
 		m.wg.Add(1)
 		go m.compactLoop()
 	}
-	return m
 }
 
 // Revision returns the current revision (0 if nothing was ever written).
@@ -198,6 +219,9 @@ func (m *Memory) Close() error {
 	close(m.done)
 	m.mu.Unlock()
 	m.wg.Wait()
+	if m.journal != nil {
+		return m.journal.close()
+	}
 	return nil
 }
 
@@ -220,20 +244,29 @@ func (m *Memory) Create(ctx context.Context, key string, obj Object) (Object, er
 	if obj == nil || isNilObject(obj) {
 		return nil, &Error{Code: CodeInvalidObject, Key: key, Message: "object is nil"}
 	}
+	data, err := m.encode(key, obj)
+	if err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
-	if m.closed {
+	if err := m.writableLocked(); err != nil {
 		m.mu.Unlock()
-		return nil, ErrClosed
+		return nil, err
 	}
 	e := m.keys[key]
 	if e != nil && e.live() != nil {
 		rev := e.last().rev
 		m.mu.Unlock()
+		// The object that is in the way must be durable before a client
+		// is told about it.
+		if err := m.awaitDurable(rev); err != nil {
+			return nil, err
+		}
 		return nil, &Error{Code: CodeAlreadyExists, Key: key, ResourceVersion: rev}
 	}
-	m.commitLocked(key, e, obj, nil, false)
-	m.mu.Unlock()
-	m.notify()
+	if err := m.commitAndUnlock(key, e, obj, nil, false, data); err != nil {
+		return nil, err
+	}
 	return obj, nil
 }
 
@@ -300,19 +333,23 @@ func (m *Memory) GuaranteedUpdate(ctx context.Context, key string, allowCreate b
 			return nil, &Error{Code: CodeConflict, Key: key, ResourceVersion: seen,
 				Message: "the object has been modified; please apply your changes to the latest version and try again"}
 		}
+		data, err := m.encode(key, obj)
+		if err != nil {
+			return nil, err
+		}
 		m.mu.Lock()
-		if m.closed {
+		if err := m.writableLocked(); err != nil {
 			m.mu.Unlock()
-			return nil, ErrClosed
+			return nil, err
 		}
 		e := m.keys[key]
 		if e.lastRev() != seen {
 			m.mu.Unlock()
 			continue // lost the race: retry with the fresh object
 		}
-		m.commitLocked(key, e, obj, cur, false)
-		m.mu.Unlock()
-		m.notify()
+		if err := m.commitAndUnlock(key, e, obj, cur, false, data); err != nil {
+			return nil, err
+		}
 		return obj, nil
 	}
 }
@@ -347,42 +384,84 @@ func (m *Memory) Delete(ctx context.Context, key string, pre *Preconditions, val
 				Message: fmt.Sprintf("cannot copy an object of type %T: set MemoryConfig.Copy", cur)}
 		}
 		m.mu.Lock()
-		if m.closed {
+		if err := m.writableLocked(); err != nil {
 			m.mu.Unlock()
-			return nil, ErrClosed
+			return nil, err
 		}
 		e := m.keys[key]
 		if e.lastRev() != seen {
 			m.mu.Unlock()
 			continue
 		}
-		m.commitLocked(key, e, last, cur, true)
-		m.mu.Unlock()
-		m.notify()
+		if err := m.commitAndUnlock(key, e, last, cur, true, nil); err != nil {
+			return nil, err
+		}
 		return last, nil
 	}
 }
 
 // current returns the live object under key (nil if none) and the revision of
 // the key's newest version (0 if the key has no history), which a write
-// compares to detect a concurrent change.
+// compares to detect a concurrent change. With a journal, it waits until
+// that version is durable: a write never decides on a state a crash could
+// take back.
 func (m *Memory) current(key string) (Object, uint64, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
-		return nil, 0, ErrClosed
+	for {
+		m.mu.RLock()
+		if m.closed {
+			m.mu.RUnlock()
+			return nil, 0, ErrClosed
+		}
+		e := m.keys[key]
+		obj, seen := e.live(), e.lastRev()
+		m.mu.RUnlock()
+		if seen <= m.rev.Load() {
+			return obj, seen, nil
+		}
+		if err := m.awaitDurable(seen); err != nil {
+			return nil, 0, err
+		}
 	}
-	e := m.keys[key]
-	return e.live(), e.lastRev(), nil
 }
 
-// commitLocked records a write at the next revision: obj becomes the newest
-// version of key (a tombstone if deleted, in which case obj is the last state
-// the event carries), the event is appended to the log, history over the
-// count cap is compacted, and the revision is published. m.mu must be held
-// for writing; e is the key's entry or nil.
-func (m *Memory) commitLocked(key string, e *entry, obj, prev Object, deleted bool) {
-	rev := m.rev.Load() + 1
+// writableLocked reports why the store takes no write, if it does not:
+// it is closed, or its journal failed. m.mu must be held.
+func (m *Memory) writableLocked() error {
+	if m.closed {
+		return ErrClosed
+	}
+	if f := m.failed.Load(); f != nil {
+		return *f
+	}
+	return nil
+}
+
+// commitAndUnlock commits a write (see commitLocked), releases m.mu and,
+// with a journal, waits until the write is durable: only then is it
+// published to readers and watchers and acknowledged to the caller.
+func (m *Memory) commitAndUnlock(key string, e *entry, obj, prev Object, deleted bool, data []byte) error {
+	at := m.now().UnixNano()
+	rev := m.commitLocked(key, e, obj, prev, deleted, at)
+	if m.journal == nil {
+		m.rev.Store(rev)
+		m.mu.Unlock()
+		m.notify()
+		return nil
+	}
+	m.journal.append(journalRecord{rev: rev, key: key, deleted: deleted, data: data, at: at})
+	m.mu.Unlock()
+	return m.awaitDurable(rev)
+}
+
+// commitLocked records a write at the next revision and returns it: obj
+// becomes the newest version of key (a tombstone if deleted, in which case
+// obj is the last state the event carries), the event is appended to the
+// log (timestamped at, Unix nanoseconds) and history over the count cap is
+// compacted. The caller publishes the revision. m.mu must be held for
+// writing; e is the key's entry or nil.
+func (m *Memory) commitLocked(key string, e *entry, obj, prev Object, deleted bool, at int64) uint64 {
+	m.next++
+	rev := m.next
 	obj.SetResourceVersion(strconv.FormatUint(rev, 10))
 	stored := obj
 	if deleted {
@@ -395,11 +474,13 @@ func (m *Memory) commitLocked(key string, e *entry, obj, prev Object, deleted bo
 	} else {
 		e.versions = append(e.versions, version{rev: rev, obj: stored})
 	}
-	m.appendEventLocked(rev, logEvent{key: key, obj: obj, prev: prev, deleted: deleted, at: m.now().UnixNano()})
+	m.appendEventLocked(rev, logEvent{key: key, obj: obj, prev: prev, deleted: deleted, at: at})
 	if m.cfg.MaxEvents > 0 && rev-m.compacted > uint64(m.cfg.MaxEvents) {
-		m.compactLocked(rev - uint64(m.cfg.MaxEvents))
+		// Never past the published revision (with a journal, the writes
+		// not yet durable are not).
+		m.compactLocked(min(rev-uint64(m.cfg.MaxEvents), m.rev.Load()))
 	}
-	m.rev.Store(rev)
+	return rev
 }
 
 // waitForRevision blocks until the store reaches rev, for at most

@@ -532,7 +532,7 @@ func TestWaitForRevision(t *testing.T) {
 }
 
 func TestContextAndClosed(t *testing.T) {
-	m := NewMemory(MemoryConfig{})
+	m := openStore(t, MemoryConfig{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := m.Create(ctx, "/a", cm("", "a", nil)); !errors.Is(err, context.Canceled) {

@@ -85,11 +85,11 @@ func (m *Memory) notify() {
 }
 
 // notifyLoop runs until Close, waking the groups of the events written since
-// its previous round.
-func (m *Memory) notifyLoop() {
+// its previous round; the store starts at revision from.
+func (m *Memory) notifyLoop(from uint64) {
 	defer m.wg.Done()
 	var (
-		pos    uint64 // the events up to pos have been notified (the store starts empty)
+		pos    = from // the events up to pos have been notified
 		round  uint64
 		marked []*watchGroup
 	)

@@ -302,7 +302,7 @@ func TestWatcherBehindCompaction(t *testing.T) {
 
 func TestWatchEnds(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	m := NewMemory(MemoryConfig{Now: newFakeClock().Now, CompactInterval: time.Millisecond})
+	m := openStore(t, MemoryConfig{Now: newFakeClock().Now, CompactInterval: time.Millisecond})
 	mustCreate(t, m, "ns", "a", nil)
 
 	stopped := mustWatch(t, m, "/", WatchOptions{})

@@ -12,7 +12,8 @@
 //	kapi-apiserver listening on http://127.0.0.1:41327
 //
 // which scripts and tests can wait for (the kubeconfig is written before it).
-// The store is in memory and starts with what every cluster has: the
+// The store is in memory (or durable, with --data-dir) and starts with what
+// every cluster has: the
 // namespaces default, kube-system, kube-public and kube-node-lease, and the
 // kubernetes Service with its Endpoints and EndpointSlice pointing at the
 // server. Controllers do what kube-controller-manager's would: delete the
@@ -55,6 +56,12 @@
 //	    refused everywhere. Needs --tls: kubectl and client-go send a
 //	    kubeconfig's credentials only to an https:// server. The token is
 //	    visible to other local users in the process list.
+//	--data-dir DIR
+//	    Keep the objects in DIR/kapi.db (go.etcd.io/bbolt) instead of in
+//	    memory only: every write is on disk before its response, and a server
+//	    started again on DIR goes on with the same objects, resourceVersions
+//	    and history window. A file it cannot read (damaged, of another
+//	    format, or held by another process) fails the start.
 //	--history-window DURATION
 //	    How long old versions and deleted objects stay readable, for exact
 //	    reads, continue tokens and watches from an old resourceVersion

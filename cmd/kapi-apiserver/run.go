@@ -38,6 +38,8 @@ type options struct {
 	disabledAdmission []string
 	// webhookServices is --webhook-service-map (Config.WebhookServiceMap).
 	webhookServices webhookServiceMap
+	// dataDir is --data-dir (Config.DataDir).
+	dataDir string
 }
 
 // usageError is a command line that does not parse; main exits with status 2
@@ -56,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.kubeconfig, "write-kubeconfig", "", "write a kubeconfig for the server to `path`")
 	fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a self-signed certificate generated at start")
 	fs.StringVar(&o.token, "token", "", "require this bearer `token` on requests")
+	fs.StringVar(&o.dataDir, "data-dir", "", "keep the objects in `dir`, durably (every write is on disk before its response), instead of in memory only")
 	fs.DurationVar(&o.historyWindow, "history-window", 5*time.Minute, "how long old versions and deleted objects stay readable")
 	fs.DurationVar(&o.bookmarkInterval, "bookmark-interval", time.Minute, "BOOKMARK interval of idle watches that allow bookmarks")
 	fs.DurationVar(&o.minWatchTimeout, "min-watch-timeout", 30*time.Minute, "lower bound of the random timeout of watches without timeoutSeconds")
@@ -69,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	disableAdmission := fs.String("disable-admission-plugins", "", "admission `plugins` to disable although they are enabled by default, as kube-apiserver's flag (comma-separated names)")
 	fs.Var(&o.webhookServices, "webhook-service-map", "where admission and CRD conversion webhooks configured with a service are reached, as envtest rewrites them: `namespace/name[:port]=host:port` (repeatable; the port is the service's, 443 by default)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory).\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory, or durable with --data-dir).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -197,6 +200,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 		DisableAdmissionPlugins: o.disabledAdmission,
 		WebhookServiceMap:       o.webhookServices,
+		DataDir:                 o.dataDir,
 	}
 	applyControllers(&cfg, o.controllers)
 	api, err := apiserver.New(cfg)
