@@ -32,8 +32,9 @@ import (
 //     DefaultTolerationSeconds, DefaultStorageClass,
 //     StorageObjectInUseProtection, RuntimeClass, DefaultIngressClass;
 //   - validating, after validation, before the storage write: LimitRanger's
-//     limits, PodSecurity, CertificateSubjectRestriction, ResourceQuota
-//     (which charges the quotas it admits against).
+//     limits, CertificateSubjectRestriction, PodSecurity, then the
+//     ValidatingAdmissionPolicies and the validating webhooks, then
+//     ResourceQuota (which charges the quotas it admits against).
 //
 // Each reads the objects it needs (ServiceAccounts, LimitRanges,
 // PriorityClasses, RuntimeClasses, StorageClasses, IngressClasses,
@@ -284,10 +285,47 @@ func (s *Server) admitServiceAccount(ctx context.Context, p *corev1.Pod) error {
 	return nil
 }
 
-// admitValidating runs the validating admission plugins on a valid create
-// (old nil) or update of the resource itself. o's warnings receive
-// PodSecurity's; ResourceQuota charges the quotas unless o is a dry run.
-func (s *Server) admitValidating(ctx context.Context, res *registry.Resource, obj, old registry.Object, o *writeOptions) *metav1.Status {
+// admitValidating runs the validating phase of admission on a valid
+// create (old nil) or update, in kube-apiserver's order: the built-in
+// validating plugins (LimitRanger, CertificateSubjectRestriction,
+// PodSecurity), the ValidatingAdmissionPolicies (policy.go), the
+// validating webhooks (webhook.go), and ResourceQuota last, so that a
+// request a plugin refuses never reaches a webhook and a quota is charged
+// only for what everything else admitted. The built-in plugins and
+// ResourceQuota see only writes of the resource itself that change it
+// (builtins false skips them: a subresource, a no-op update); the policies
+// and webhooks see every write. o's warnings receive PodSecurity's, the
+// policies' and the webhooks'; ResourceQuota charges the quotas unless o
+// is a dry run.
+func (rs resourceStore) admitValidating(ctx context.Context, o *writeOptions, obj, old registry.Object, builtins bool) *metav1.Status {
+	s, res := rs.s, rs.res
+	if builtins {
+		if st := s.admitValidatingPlugins(ctx, res, obj, old, o); st != nil {
+			return st
+		}
+	}
+	if st := s.admitPolicies(ctx, res, o.Subresource, obj, old, o); st != nil {
+		return st
+	}
+	if st := rs.admitValidatingWebhooks(ctx, o, obj, old); st != nil {
+		return st
+	}
+	if builtins && s.admissionOn("ResourceQuota") && res.Namespaced && !res.Custom { // custom resources' counts: not yet
+		if err := s.chargeQuota(ctx, res, obj, old, o.DryRun); err != nil {
+			var se *statusError
+			if errors.As(err, &se) {
+				return se.st
+			}
+			return metav1.NewForbidden(res.GroupResource(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// admitValidatingPlugins runs the built-in validating admission plugins
+// that come before the policies and webhooks: LimitRanger's limits,
+// CertificateSubjectRestriction and PodSecurity (whose warnings go to o).
+func (s *Server) admitValidatingPlugins(ctx context.Context, res *registry.Resource, obj, old registry.Object, o *writeOptions) *metav1.Status {
 	refuse := func(err error) *metav1.Status {
 		if err == nil {
 			return nil
@@ -319,21 +357,7 @@ func (s *Server) admitValidating(ctx context.Context, res *registry.Resource, ob
 		}
 	}
 	if s.admissionOn("PodSecurity") {
-		if st := s.admitPodSecurity(ctx, res, obj, old, o); st != nil {
-			return st
-		}
-	}
-	if st := s.admitPolicies(ctx, res, obj, old, o); st != nil {
-		return st
-	}
-	if s.admissionOn("ResourceQuota") && res.Namespaced && !res.Custom { // custom resources' counts: not yet
-		if err := s.chargeQuota(ctx, res, obj, old, o.DryRun); err != nil {
-			var se *statusError
-			if errors.As(err, &se) {
-				return se.st
-			}
-			return refuse(err)
-		}
+		return s.admitPodSecurity(ctx, res, obj, old, o)
 	}
 	return nil
 }

@@ -371,6 +371,7 @@ type policyFailure struct {
 // policyRequest is what the policies see of one request.
 type policyRequest struct {
 	res       *registry.Resource
+	sub       string          // the subresource written, if any
 	op        string          // CREATE, UPDATE, DELETE
 	obj, old  registry.Object // obj nil for a delete, old for a create
 	namespace string
@@ -382,9 +383,9 @@ type policyRequest struct {
 }
 
 // newPolicyRequest describes a create (old nil), update, or delete (obj
-// nil) of a resource.
-func newPolicyRequest(res *registry.Resource, obj, old registry.Object, dryRun bool) *policyRequest {
-	r := &policyRequest{res: res, op: "CREATE", obj: obj, old: old, dryRun: dryRun}
+// nil) of a resource or of its subresource sub.
+func newPolicyRequest(res *registry.Resource, sub string, obj, old registry.Object, dryRun bool) *policyRequest {
+	r := &policyRequest{res: res, sub: sub, op: "CREATE", obj: obj, old: old, dryRun: dryRun}
 	switch {
 	case obj == nil:
 		r.op, obj = "DELETE", old
@@ -396,8 +397,9 @@ func newPolicyRequest(res *registry.Resource, obj, old registry.Object, dryRun b
 }
 
 // admitPolicies runs the ValidatingAdmissionPolicies bound to a create
-// (old nil), update or delete (obj nil) of a resource.
-func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, obj, old registry.Object, o *writeOptions) *metav1.Status {
+// (old nil), update or delete (obj nil) of a resource or of its
+// subresource sub.
+func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, sub string, obj, old registry.Object, o *writeOptions) *metav1.Status {
 	if s.policies == nil || !s.admissionOn("ValidatingAdmissionPolicy") {
 		return nil
 	}
@@ -405,7 +407,7 @@ func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, obj,
 	if len(bound) == 0 {
 		return nil
 	}
-	r := newPolicyRequest(res, obj, old, o.DryRun)
+	r := newPolicyRequest(res, sub, obj, old, o.DryRun)
 	var denied *policyFailure
 	var deniedBy boundPolicy
 	for _, bp := range bound {
@@ -615,6 +617,9 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 		"name": r.name, "namespace": r.namespace, "operation": r.op, "dryRun": r.dryRun,
 		"userInfo": celUserInfo(contextUser(ctx)),
 	}
+	if r.sub != "" {
+		request["subResource"], request["requestSubResource"] = r.sub, r.sub
+	}
 	r.vars = map[string]any{
 		"object":          celObject(res, r.obj),
 		"oldObject":       celObject(res, r.old),
@@ -684,9 +689,11 @@ func policyRuleMatches(r *policyRequest, rule admissionv1.NamedRuleWithOperation
 	if !in(ops, r.op) || !in(rule.APIGroups, res.Group) || !equivalent && !in(rule.APIVersions, res.Version) {
 		return false
 	}
-	if !slices.ContainsFunc(rule.Resources, func(p string) bool {
-		return p == "*" || p == "*/*" || p == res.Resource
-	}) {
+	resource := res.Resource
+	if r.sub != "" {
+		resource += "/" + r.sub
+	}
+	if !slices.ContainsFunc(rule.Resources, func(p string) bool { return resourceMatches(p, resource) }) {
 		return false
 	}
 	if rule.Scope != nil {

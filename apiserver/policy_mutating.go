@@ -109,7 +109,7 @@ func (s *Server) admitMutatingPolicies(ctx context.Context, res *registry.Resour
 	if len(bound) == 0 {
 		return nil
 	}
-	r := newPolicyRequest(res, obj, old, dryRun)
+	r := newPolicyRequest(res, "", obj, old, dryRun)
 	lastChange := -1 // the index of the last binding that changed the object
 	var ran []int    // bindings with reinvocationPolicy IfNeeded that ran
 	for i, bp := range bound {

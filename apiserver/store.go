@@ -32,9 +32,10 @@ import (
 //     (admission.go) and webhooks (webhook.go), then the kind's admission
 //     checks (Resource.Admit);
 //  5. metadata.generation, validation (validate: metadata by the kind's
-//     rules, then Resource.Validate), then the validating webhooks
-//     (webhook.go) and admission plugins (admission.go: PodSecurity,
-//     ResourceQuota ...);
+//     rules, then Resource.Validate), then the validating phase
+//     (admitValidating: the built-in plugins such as PodSecurity, the
+//     ValidatingAdmissionPolicies, the validating webhooks, ResourceQuota
+//     last);
 //  6. the storage write (or nothing with DryRun), the completion of a
 //     deletion by an update that removes the last finalizer
 //     (updateOrFinish), and the release or retention of what the resource
@@ -549,10 +550,7 @@ func (rs resourceStore) admitAndValidate(ctx context.Context, o *writeOptions, o
 	if st := rs.validate(o, obj, old); st != nil {
 		return st
 	}
-	if st := rs.admitValidatingWebhooks(ctx, o, obj, old); st != nil {
-		return st
-	}
-	return rs.s.admitValidating(ctx, rs.res, obj, old, o)
+	return rs.admitValidating(ctx, o, obj, old, true)
 }
 
 // mergeUpdate builds the next state of cur from the writer's object: system
@@ -618,17 +616,13 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 	if st := rs.validate(o, next, cur); st != nil {
 		return nil, st
 	}
-	if st := rs.admitValidatingWebhooks(ctx, o, next, cur); st != nil {
-		return nil, st
-	}
 	// What is stored, and compared with cur to tell a no-op, is what the
 	// storage keeps (a built-in object's empty lists and maps are gone).
 	rs.res.StoredForm(next)
 	same := sameObject(next, cur)
-	if o.Subresource == "" && !same {
-		if st := rs.s.admitValidating(ctx, res, next, cur, o); st != nil {
-			return nil, st
-		}
+	// As kube-apiserver, the policies and webhooks see a no-op update too.
+	if st := rs.admitValidating(ctx, o, next, cur, o.Subresource == "" && !same); st != nil {
+		return nil, st
 	}
 	if same {
 		return cur, nil

@@ -274,7 +274,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 	if err := check(cur); err != nil {
 		return nil, false, err
 	}
-	if st := s.admitPolicies(ctx, res, nil, cur, &writeOptions{DryRun: len(opts.DryRun) > 0}); st != nil {
+	if st := s.admitPolicies(ctx, res, "", nil, cur, &writeOptions{DryRun: len(opts.DryRun) > 0}); st != nil {
 		return nil, false, asError(st)
 	}
 	if st := s.admitDeleteWebhooks(ctx, res, cur, opts); st != nil {

@@ -35,7 +35,9 @@ import (
 // AdmissionReview (webhook_call.go): the mutating ones one after another,
 // after the built-in mutating plugins, each seeing the object as the ones
 // before left it (a JSON patch in its answer changes it); the validating
-// ones at once, after the built-in validating plugins. A webhook is called
+// ones at once, after the built-in validating plugins (PodSecurity ...)
+// and the ValidatingAdmissionPolicies and before ResourceQuota
+// (admitValidating). A webhook is called
 // for a write its rules, namespaceSelector, objectSelector and
 // matchConditions select; a failure to call it (unreachable, timeout,
 // answer that does not decode) refuses the write unless its failurePolicy
