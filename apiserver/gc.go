@@ -498,7 +498,7 @@ func (g *garbageCollector) deleteNode(ctx context.Context, n *gcNode, policy met
 			return errGCStale
 		}
 		return nil
-	})
+	}, nil)
 	return err
 }
 

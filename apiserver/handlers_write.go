@@ -154,7 +154,7 @@ func (h *handler) delete() {
 		h.fail(st)
 		return
 	}
-	out, deleted, err := h.store().Delete(h.r.Context(), h.ri.Namespace, h.ri.Name, &opts)
+	out, deleted, err := h.store().deleteIf(h.r.Context(), h.ri.Namespace, h.ri.Name, &opts, nil, h)
 	if err != nil {
 		h.failErr(err)
 		return
@@ -202,7 +202,7 @@ func (h *handler) deleteCollection() {
 	// resourceVersion.
 	items := make([]storage.Object, 0, len(result.Items))
 	for _, it := range result.Items {
-		out, deleted, err := rs.Delete(ctx, it.GetNamespace(), it.GetName(), &opts)
+		out, deleted, err := rs.deleteIf(ctx, it.GetNamespace(), it.GetName(), &opts, nil, h)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}

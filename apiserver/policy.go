@@ -30,8 +30,11 @@ import (
 //
 // ValidatingAdmissionPolicies and their bindings are enforced in the
 // validating admission phase (admitValidating), after PodSecurity and
-// before ResourceQuota, as kube-apiserver's ValidatingAdmissionPolicy
-// plugin, on creates, updates and deletes of resources (not subresources):
+// before the validating webhooks and ResourceQuota, as kube-apiserver's
+// ValidatingAdmissionPolicy plugin, on creates, updates (no-op ones too)
+// and deletes (after the mutating webhooks: admitDelete) of resources, and
+// on the updates of subresources that rewrite the object (status ...),
+// which a rule naming "resource/subresource" selects:
 //
 //   - a binding applies when its policy's matchConstraints and its own
 //     matchResources match the request (resourceRules and

@@ -224,20 +224,22 @@ var errDeleteRetry = errors.New("apiserver: finalizers changed during delete")
 // is the object's last or new state. With opts.DryRun nothing is written
 // and out is what would be.
 func (rs resourceStore) Delete(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions) (out storage.Object, deleted bool, err error) {
-	return rs.deleteIf(ctx, namespace, name, opts, nil)
+	return rs.deleteIf(ctx, namespace, name, opts, nil, nil)
 }
 
 // deleteIf is Delete with a check, if not nil, that the current object
 // must pass for any write (the garbage collector's: the owner references
-// it decided on are still the object's).
-func (rs resourceStore) deleteIf(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (out storage.Object, deleted bool, err error) {
+// it decided on are still the object's), and warnings, if not nil,
+// receiving the warnings of the admission of the delete (the request's
+// handler).
+func (rs resourceStore) deleteIf(ctx context.Context, namespace, name string, opts *metav1.DeleteOptions, valid func(storage.Object) error, warnings warner) (out storage.Object, deleted bool, err error) {
 	res := rs.res
 	if res.Group == "" && res.Resource == "namespaces" && slices.Contains(immortalNamespaces, name) && rs.s.admissionOn("NamespaceLifecycle") {
 		return nil, false, asError(metav1.NewForbidden(res.GroupResource(), name, errors.New("this namespace may not be deleted")))
 	}
 	key := rs.key(namespace, name)
 	for attempt := 0; ; attempt++ {
-		out, deleted, err = rs.s.tryDelete(ctx, res, key, opts, valid)
+		out, deleted, err = rs.s.tryDelete(ctx, res, key, opts, valid, warnings)
 		if !errors.Is(err, errDeleteRetry) || attempt == 100 {
 			if errors.Is(err, errDeleteRetry) {
 				err = storage.ErrConflict
@@ -255,7 +257,7 @@ func stageError(err error) bool {
 	return errors.As(err, &se) && se.err == nil
 }
 
-func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions, valid func(storage.Object) error) (storage.Object, bool, error) {
+func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key string, opts *metav1.DeleteOptions, valid func(storage.Object) error, warnings warner) (storage.Object, bool, error) {
 	check := func(cur storage.Object) error {
 		if opts.Preconditions != nil {
 			if st := opts.Preconditions.Check(res.GroupKind(), cur); st != nil {
@@ -274,10 +276,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 	if err := check(cur); err != nil {
 		return nil, false, err
 	}
-	if st := s.admitPolicies(ctx, res, "", nil, cur, &writeOptions{DryRun: len(opts.DryRun) > 0}); st != nil {
-		return nil, false, asError(st)
-	}
-	if st := s.admitDeleteWebhooks(ctx, res, cur, opts); st != nil {
+	if st := s.admitDelete(ctx, res, cur, opts, &writeOptions{DryRun: len(opts.DryRun) > 0, Warnings: warnings}); st != nil {
 		return nil, false, asError(st)
 	}
 	plan := s.planDeletion(res, cur, opts)

@@ -438,14 +438,14 @@ func (rs resourceStore) admitValidatingWebhooks(ctx context.Context, o *writeOpt
 	return rs.s.runValidatingWebhooks(ctx, hooks, rs.webhookRequest(o, obj, old), o)
 }
 
-// admitDeleteWebhooks runs the webhooks on a delete of cur, of res, as
-// kube-apiserver does: the mutating ones, then the validating ones, are
-// sent cur as oldObject and no object. Their warnings are not sent (a
-// delete has no writeOptions to carry them).
-func (s *Server) admitDeleteWebhooks(ctx context.Context, res *registry.Resource, cur registry.Object, opts *metav1.DeleteOptions) *metav1.Status {
+// admitDelete is the admission of a delete of cur, of res, as
+// kube-apiserver's: the mutating webhooks, the ValidatingAdmissionPolicies,
+// then the validating webhooks; the webhooks are sent cur as oldObject and
+// no object. The warnings of the policies and webhooks go to o.
+func (s *Server) admitDelete(ctx context.Context, res *registry.Resource, cur registry.Object, opts *metav1.DeleteOptions, o *writeOptions) *metav1.Status {
 	mutating, validating := s.webhooksOf(ctx, true), s.webhooksOf(ctx, false)
 	if len(mutating) == 0 && len(validating) == 0 {
-		return nil
+		return s.admitPolicies(ctx, res, "", nil, cur, o)
 	}
 	options := *opts
 	options.TypeMeta = metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}
@@ -454,8 +454,10 @@ func (s *Server) admitDeleteWebhooks(ctx context.Context, res *registry.Resource
 	if res.Namespaced {
 		r.ns = cur.GetNamespace()
 	}
-	o := &writeOptions{}
 	if st := s.runMutatingWebhooks(ctx, mutating, r, o); st != nil {
+		return st
+	}
+	if st := s.admitPolicies(ctx, res, "", nil, cur, o); st != nil {
 		return st
 	}
 	return s.runValidatingWebhooks(ctx, validating, r, o)

@@ -88,3 +88,66 @@ func TestAdmissionOrder(t *testing.T) {
 		t.Errorf("the webhook was called for pods %q, want %q (PodSecurity and the policy come before it, the quota after)", called, want)
 	}
 }
+
+// TestAdmissionDeleteOrderAndWarnings: a delete is admitted by the
+// mutating webhooks, then the ValidatingAdmissionPolicies, then the
+// validating webhooks; the warnings of the webhooks and policies come back
+// as Warning headers of the delete.
+func TestAdmissionDeleteOrderAndWarnings(t *testing.T) {
+	t.Parallel()
+	e := target
+	ns := e.namespace(t)
+	answer := func(who string) func(req obj) obj {
+		return func(req obj) obj {
+			if str(req, "operation") != "DELETE" {
+				return allow(req)
+			}
+			return obj{"allowed": true, "warnings": []any{who + " sees the delete of " + str(req, "name")}}
+		}
+	}
+	validating, mutating := startWebhook(t, answer("validating")), startWebhook(t, answer("mutating"))
+	deletes := func(h obj) obj {
+		h["rules"] = []any{obj{"operations": []any{"CREATE", "DELETE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}}
+		return h
+	}
+	e.createWebhookConfig(t, "validating", deletes(validating.hook("vdel", ns, "/")))
+	e.createWebhookConfig(t, "mutating", deletes(mutating.hook("mdel", ns, "/")))
+	e.waitWebhooks(t, ns, nil)
+	rule := vapRule("configmaps", ns)
+	rule["resourceRules"].([]any)[0].(obj)["operations"] = []any{"DELETE"}
+	p := e.denyPolicy(t, rule, []any{obj{"expression": "!has(oldObject.metadata.labels) || !('vap' in oldObject.metadata.labels)", "message": "policy says no"}})
+	expect(t, e.post(t, cmPath(ns), configMap("await", map[string]string{"vap": "x"}, nil)), http.StatusCreated)
+	e.eventually(t, func() (bool, string) {
+		r := e.del(t, cmPath(ns, "await")+"?dryRun=All", nil)
+		return r.Code == http.StatusUnprocessableEntity, "the policy did not take effect:\n" + r.String()
+	})
+	mutatingSeen, validatingSeen := len(mutating.requests()), len(validating.requests())
+
+	expect(t, e.post(t, cmPath(ns), configMap("kept", map[string]string{"vap": "x"}, nil)), http.StatusCreated)
+	expect(t, e.post(t, cmPath(ns), configMap("gone", nil, nil)), http.StatusCreated)
+	r := e.del(t, cmPath(ns, "kept"), nil)
+	policyDenied(t, r, p, "configmaps", "kept", http.StatusUnprocessableEntity, "Invalid", "policy says no")
+	if w := r.Header.Values("Warning"); len(w) != 1 || w[0] != `299 - "mutating sees the delete of kept"` {
+		t.Errorf("warnings of the refused delete %q, want the mutating webhook's", w)
+	}
+	r = e.del(t, cmPath(ns, "gone"), nil)
+	expect(t, r, http.StatusOK)
+	if w := r.Header.Values("Warning"); len(w) != 2 || w[0] != `299 - "mutating sees the delete of gone"` || w[1] != `299 - "validating sees the delete of gone"` {
+		t.Errorf("warnings of the delete %q, want both webhooks'", w)
+	}
+	names := func(w *webhookServer, from int) []string {
+		var out []string
+		for _, req := range w.requests()[from:] {
+			if str(req, "operation") == "DELETE" {
+				out = append(out, str(req, "name"))
+			}
+		}
+		return out
+	}
+	if got, want := names(mutating, mutatingSeen), []string{"kept", "gone"}; !slices.Equal(got, want) {
+		t.Errorf("the mutating webhook saw the deletes of %q, want %q (it comes before the policy)", got, want)
+	}
+	if got, want := names(validating, validatingSeen), []string{"gone"}; !slices.Equal(got, want) {
+		t.Errorf("the validating webhook saw the deletes of %q, want %q (it comes after the policy)", got, want)
+	}
+}
