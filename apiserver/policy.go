@@ -373,8 +373,12 @@ type policyFailure struct {
 
 // policyRequest is what the policies see of one request.
 type policyRequest struct {
-	res       *registry.Resource
-	sub       string          // the subresource written, if any
+	res *registry.Resource
+	// reqRes, when set, is the resource the request was made to: res is
+	// then an equivalent one (as), to which obj and old are converted.
+	reqRes    *registry.Resource
+	views     map[*registry.Resource]*policyRequest // the request as other versions, by as
+	sub       string                                // the subresource written, if any
 	op        string          // CREATE, UPDATE, DELETE
 	obj, old  registry.Object // obj nil for a delete, old for a create
 	namespace string
@@ -399,6 +403,33 @@ func newPolicyRequest(res *registry.Resource, sub string, obj, old registry.Obje
 	return r
 }
 
+// as is r seen as a request of matched: r itself, or, for an equivalent
+// resource (admission_equivalent.go), the request with its objects
+// converted to matched's version.
+func (r *policyRequest) as(ctx context.Context, matched *registry.Resource) (*policyRequest, error) {
+	if matched == r.res {
+		return r, nil
+	}
+	if v := r.views[matched]; v != nil {
+		return v, nil
+	}
+	obj, err := inVersion(ctx, r.res, matched, r.obj)
+	if err != nil {
+		return nil, err
+	}
+	old, err := inVersion(ctx, r.res, matched, r.old)
+	if err != nil {
+		return nil, err
+	}
+	v := *r
+	v.res, v.reqRes, v.views, v.obj, v.old, v.vars = matched, r.res, nil, obj, old, nil
+	if r.views == nil {
+		r.views = map[*registry.Resource]*policyRequest{}
+	}
+	r.views[matched] = &v
+	return &v, nil
+}
+
 // admitPolicies runs the ValidatingAdmissionPolicies bound to a create
 // (old nil), update or delete (obj nil) of a resource or of its
 // subresource sub.
@@ -415,11 +446,19 @@ func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, sub 
 	var deniedBy boundPolicy
 	for _, bp := range bound {
 		p, b := bp.policy.policy, bp.binding
-		if !s.policyMatches(ctx, r, p.Spec.MatchConstraints, false) ||
-			b.Spec.MatchResources != nil && !s.policyMatches(ctx, r, b.Spec.MatchResources, true) {
+		matched := s.policyMatch(ctx, r, p.Spec.MatchConstraints, false)
+		if matched == nil || b.Spec.MatchResources != nil && s.policyMatch(ctx, r, b.Spec.MatchResources, true) == nil {
 			continue
 		}
-		for _, f := range s.evalBinding(ctx, r, bp) {
+		var failures []policyFailure
+		if view, err := r.as(ctx, matched); err != nil {
+			if !bp.policy.get().failOpen {
+				failures = []policyFailure{{message: err.Error(), reason: metav1.StatusReasonInvalid}}
+			}
+		} else {
+			failures = s.evalBinding(ctx, view, bp)
+		}
+		for _, f := range failures {
 			for _, a := range b.Spec.ValidationActions {
 				switch a {
 				case admissionv1.Deny:
@@ -615,8 +654,13 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 	}
 	gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
 	gvr := map[string]any{"group": res.Group, "version": res.Version, "resource": res.Resource}
+	reqGVK, reqGVR := gvk, gvr
+	if rr := r.reqRes; rr != nil {
+		reqGVK = map[string]any{"group": rr.Group, "version": rr.Version, "kind": rr.Kind}
+		reqGVR = map[string]any{"group": rr.Group, "version": rr.Version, "resource": rr.Resource}
+	}
 	request := map[string]any{
-		"kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
+		"kind": gvk, "resource": gvr, "requestKind": reqGVK, "requestResource": reqGVR,
 		"name": r.name, "namespace": r.namespace, "operation": r.op, "dryRun": r.dryRun,
 		"userInfo": celUserInfo(contextUser(ctx)),
 	}
@@ -653,43 +697,50 @@ func celObject(res *registry.Resource, obj registry.Object) ref.Val {
 	return cel.JSONValue(m)
 }
 
-// policyMatches reports whether a policy's matchConstraints or a
-// binding's matchResources select the request.
-func (s *Server) policyMatches(ctx context.Context, r *policyRequest, m *admissionv1.MatchResources, binding bool) bool {
+// policyMatch is the resource as which a policy's matchConstraints or a
+// binding's matchResources select the request: its own, or with
+// matchPolicy Equivalent another version of it (admission_equivalent.go);
+// nil when they do not select it.
+func (s *Server) policyMatch(ctx context.Context, r *policyRequest, m *admissionv1.MatchResources, binding bool) *registry.Resource {
 	if m == nil {
-		return binding
+		if binding {
+			return r.res
+		}
+		return nil
 	}
 	if !s.namespaceSelected(ctx, r, m.NamespaceSelector) || !objectSelected(r, m.ObjectSelector) {
-		return false
+		return nil
 	}
-	equivalent := m.MatchPolicy == nil || *m.MatchPolicy == admissionv1.Equivalent
-	for _, rule := range m.ExcludeResourceRules {
-		if policyRuleMatches(r, rule, equivalent) {
-			return false
+	exact := m.MatchPolicy != nil && *m.MatchPolicy == admissionv1.Exact
+	anyRule := func(rules []admissionv1.NamedRuleWithOperations) func(*registry.Resource, bool) bool {
+		return func(res *registry.Resource, anyVersion bool) bool {
+			return slices.ContainsFunc(rules, func(rule admissionv1.NamedRuleWithOperations) bool {
+				return policyRuleMatches(r, rule, res, anyVersion)
+			})
 		}
+	}
+	if s.equivalentMatch(r.res, exact, anyRule(m.ExcludeResourceRules)) != nil {
+		return nil
 	}
 	if len(m.ResourceRules) == 0 {
-		return binding
-	}
-	for _, rule := range m.ResourceRules {
-		if policyRuleMatches(r, rule, equivalent) {
-			return true
+		if binding {
+			return r.res
 		}
+		return nil
 	}
-	return false
+	return s.equivalentMatch(r.res, exact, anyRule(m.ResourceRules))
 }
 
-// policyRuleMatches reports whether one rule selects the request. With the
-// Equivalent match policy, a rule naming the resource in another version
-// selects it too (kapi serves one version of each built-in resource).
-func policyRuleMatches(r *policyRequest, rule admissionv1.NamedRuleWithOperations, equivalent bool) bool {
+// policyRuleMatches reports whether one rule selects the request as a
+// request of res (its own resource or an equivalent one; in any version
+// with anyVersion).
+func policyRuleMatches(r *policyRequest, rule admissionv1.NamedRuleWithOperations, res *registry.Resource, anyVersion bool) bool {
 	in := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
 	ops := make([]string, len(rule.Operations))
 	for i, o := range rule.Operations {
 		ops[i] = string(o)
 	}
-	res := r.res
-	if !in(ops, r.op) || !in(rule.APIGroups, res.Group) || !equivalent && !in(rule.APIVersions, res.Version) {
+	if !in(ops, r.op) || !in(rule.APIGroups, res.Group) || !anyVersion && !in(rule.APIVersions, res.Version) {
 		return false
 	}
 	resource := res.Resource

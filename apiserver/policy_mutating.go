@@ -150,8 +150,10 @@ func mutatingDenial(res *registry.Resource, name string, bp boundMutating, err e
 // request (nil under failurePolicy Ignore).
 func (s *Server) runMutating(ctx context.Context, r *policyRequest, bp boundMutating) (matched, changed bool, err error) {
 	p, b := bp.policy.policy, bp.binding
-	if !s.policyMatches(ctx, r, p.Spec.MatchConstraints, false) ||
-		b.Spec.MatchResources != nil && !s.policyMatches(ctx, r, b.Spec.MatchResources, true) {
+	// An equivalent resource's request is evaluated in the request's own
+	// version (a mutation is not converted back yet).
+	if s.policyMatch(ctx, r, p.Spec.MatchConstraints, false) == nil ||
+		b.Spec.MatchResources != nil && s.policyMatch(ctx, r, b.Spec.MatchResources, true) == nil {
 		return false, false, nil
 	}
 	c := bp.policy.get()

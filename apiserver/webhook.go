@@ -331,31 +331,33 @@ type webhookRequest struct {
 // admissionOperation is CREATE, UPDATE, DELETE or CONNECT.
 type admissionOperation = admissionregistrationv1.OperationType
 
-// matchesRules reports whether w's rules select r.
-func (w *webhook) matchesRules(r *webhookRequest) bool {
+// matchedResource is the resource whose version w's rules select for r:
+// r's own, or with matchPolicy Equivalent another version of it
+// (admission_equivalent.go); nil when they do not select r.
+func (s *Server) matchedResource(w *webhook, r *webhookRequest) *registry.Resource {
 	resource := r.res.Resource
 	if r.subresource != "" {
 		resource += "/" + r.subresource
 	}
-	for _, rule := range w.rules {
-		if ruleMatches(rule, r, resource) {
-			return true
-		}
-	}
-	return false
+	return s.equivalentMatch(r.res, w.exact, func(res *registry.Resource, anyVersion bool) bool {
+		return slices.ContainsFunc(w.rules, func(rule admissionregistrationv1.RuleWithOperations) bool {
+			return ruleMatches(rule, r, res, anyVersion, resource)
+		})
+	})
 }
 
-// ruleMatches is one rule of a webhook against a request: its operations,
-// group, version, resource (with "*", "*/*", "pods/*", "*/status") and
+// ruleMatches is one rule of a webhook against a request of res (r's
+// resource or an equivalent one): its operations, group, version (any
+// with anyVersion), resource (with "*", "*/*", "pods/*", "*/status") and
 // scope.
-func ruleMatches(rule admissionregistrationv1.RuleWithOperations, r *webhookRequest, resource string) bool {
+func ruleMatches(rule admissionregistrationv1.RuleWithOperations, r *webhookRequest, res *registry.Resource, anyVersion bool, resource string) bool {
 	if !slices.Contains(rule.Operations, admissionregistrationv1.OperationAll) && !slices.Contains(rule.Operations, r.operation) {
 		return false
 	}
-	if !slices.Contains(rule.APIGroups, "*") && !slices.Contains(rule.APIGroups, r.res.Group) {
+	if !slices.Contains(rule.APIGroups, "*") && !slices.Contains(rule.APIGroups, res.Group) {
 		return false
 	}
-	if !slices.Contains(rule.APIVersions, "*") && !slices.Contains(rule.APIVersions, r.res.Version) {
+	if !anyVersion && !slices.Contains(rule.APIVersions, "*") && !slices.Contains(rule.APIVersions, res.Version) {
 		return false
 	}
 	if !slices.ContainsFunc(rule.Resources, func(pattern string) bool { return resourceMatches(pattern, resource) }) {
@@ -410,26 +412,28 @@ func (s *Server) namespaceLabels(ctx context.Context, r *webhookRequest) (map[st
 	return nil, false
 }
 
-// webhookSelects reports whether w's rules and namespace and object
-// selectors select r (its matchConditions are evaluated on the review).
-func (s *Server) webhookSelects(ctx context.Context, w *webhook, r *webhookRequest) bool {
-	if !w.matchesRules(r) {
-		return false
+// webhookSelects is the resource (r's, or an equivalent one) as which w
+// is sent r when its rules and namespace and object selectors select it;
+// nil when they do not (its matchConditions are evaluated on the review).
+func (s *Server) webhookSelects(ctx context.Context, w *webhook, r *webhookRequest) *registry.Resource {
+	matched := s.matchedResource(w, r)
+	if matched == nil {
+		return nil
 	}
 	if w.nsSel != nil && !w.nsSel.Empty() {
 		if labels, applies := s.namespaceLabels(ctx, r); applies && !w.nsSel.Matches(selector.Set(labels)) {
-			return false
+			return nil
 		}
 	}
 	if w.objSel != nil && !w.objSel.Empty() {
 		for _, o := range []registry.Object{r.obj, r.old} {
 			if o != nil && w.objSel.Matches(selector.Set(o.GetLabels())) {
-				return true
+				return matched
 			}
 		}
-		return false
+		return nil
 	}
-	return true
+	return matched
 }
 
 // evalMatchConditions is true when every condition is; a false one wins

@@ -56,14 +56,18 @@ func celValue(raw []byte) any {
 	return v
 }
 
-// admissionRequest is the AdmissionReview request for r with uid.
-func (s *Server) admissionRequest(ctx context.Context, r *webhookRequest, uid metav1.UID) (*admissionv1.AdmissionRequest, error) {
-	gvk := metav1.GroupVersionKind{Group: r.res.Group, Version: r.res.Version, Kind: r.res.Kind}
-	gvr := metav1.GroupVersionResource{Group: r.res.Group, Version: r.res.Version, Resource: r.res.Resource}
+// admissionRequest is the AdmissionReview request for r with uid, sent
+// as a request of matched (r's resource or an equivalent one, to which
+// the objects are converted).
+func (s *Server) admissionRequest(ctx context.Context, r *webhookRequest, matched *registry.Resource, uid metav1.UID) (*admissionv1.AdmissionRequest, error) {
+	gvk := metav1.GroupVersionKind{Group: matched.Group, Version: matched.Version, Kind: matched.Kind}
+	gvr := metav1.GroupVersionResource{Group: matched.Group, Version: matched.Version, Resource: matched.Resource}
+	reqGVK := metav1.GroupVersionKind{Group: r.res.Group, Version: r.res.Version, Kind: r.res.Kind}
+	reqGVR := metav1.GroupVersionResource{Group: r.res.Group, Version: r.res.Version, Resource: r.res.Resource}
 	dry := r.dryRun
 	req := &admissionv1.AdmissionRequest{
 		UID: uid, Kind: gvk, Resource: gvr, SubResource: r.subresource,
-		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: r.subresource,
+		RequestKind: &reqGVK, RequestResource: &reqGVR, RequestSubResource: r.subresource,
 		Name: r.name, Namespace: r.ns, Operation: admissionv1.Operation(r.operation),
 		UserInfo: userInfo(contextUser(ctx)),
 		DryRun:   &dry,
@@ -76,8 +80,11 @@ func (s *Server) admissionRequest(ctx context.Context, r *webhookRequest, uid me
 		if o == nil || reflect.ValueOf(o).IsNil() || err != nil {
 			return nil
 		}
+		if o, err = inVersion(ctx, r.res, matched, o); err != nil {
+			return nil
+		}
 		var b []byte
-		b, err = kjson.Marshal(r.res.WithTypeMeta(o))
+		b, err = kjson.Marshal(matched.WithTypeMeta(o))
 		return b
 	}
 	req.Object.Raw = encode(r.obj)
@@ -273,14 +280,20 @@ func (s *Server) runMutatingWebhooks(ctx context.Context, hooks []*webhook, r *w
 // callMutatingWebhook calls w if it selects r and applies its patch;
 // changed says whether the object changed.
 func (s *Server) callMutatingWebhook(ctx context.Context, w *webhook, r *webhookRequest, o *writeOptions) (changed bool, _ *metav1.Status) {
-	resp, st := s.callIfSelected(ctx, w, r, o.warn)
+	resp, matched, st := s.callIfSelected(ctx, w, r, o.warn)
 	if st != nil || resp == nil {
 		return false, st
 	}
 	if len(resp.Patch) == 0 || r.obj == nil { // a delete has no object to patch
 		return false, nil
 	}
-	doc, err := kjson.Marshal(r.res.WithTypeMeta(r.obj))
+	// The patch is of the object as the webhook was sent it, in the
+	// version its rules matched; what it gives is converted back.
+	in, err := inVersion(ctx, r.res, matched, r.obj)
+	if err != nil {
+		return false, metav1.NewInternalError(err)
+	}
+	doc, err := kjson.Marshal(matched.WithTypeMeta(in))
 	if err != nil {
 		return false, metav1.NewInternalError(err)
 	}
@@ -292,6 +305,11 @@ func (s *Server) callMutatingWebhook(ctx context.Context, w *webhook, r *webhook
 	if err := kjson.Unmarshal(patched, next); err != nil {
 		return false, metav1.NewInternalError(err)
 	}
+	if matched != r.res {
+		if next, err = backFrom(ctx, r.res, next, r.obj); err != nil {
+			return false, metav1.NewInternalError(err)
+		}
+	}
 	s.storeOf(r.res).asDecoded(next)
 	if sameObject(next, r.obj) {
 		return false, nil
@@ -300,46 +318,48 @@ func (s *Server) callMutatingWebhook(ctx context.Context, w *webhook, r *webhook
 	return true, nil
 }
 
-// callIfSelected calls w when it selects r: nil, nil when it does not or
-// when its failure is ignored; a Status when it refuses r or fails. The
+// callIfSelected calls w when it selects r, as a request of the matched
+// resource (r's or an equivalent one): nil, nil when it does not or when
+// its failure is ignored; a Status when it refuses r or fails. The
 // webhook's warnings go to warn.
-func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookRequest, warn func(string)) (*admissionv1.AdmissionResponse, *metav1.Status) {
-	if !s.webhookSelects(ctx, w, r) {
-		return nil, nil
+func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookRequest, warn func(string)) (_ *admissionv1.AdmissionResponse, matched *registry.Resource, _ *metav1.Status) {
+	matched = s.webhookSelects(ctx, w, r)
+	if matched == nil {
+		return nil, nil, nil
 	}
-	req, err := s.admissionRequest(ctx, r, s.cfg.NewUID())
+	req, err := s.admissionRequest(ctx, r, matched, s.cfg.NewUID())
 	if err != nil {
-		return nil, metav1.NewInternalError(err)
+		return nil, nil, metav1.NewInternalError(err)
 	}
 	if len(w.conditions) > 0 {
 		selected, err := evalMatchConditions(w.conditions, reviewVars(req))
 		if err != nil {
 			if w.failOpen {
-				return nil, nil
+				return nil, nil, nil
 			}
-			return nil, metav1.NewForbidden(r.res.GroupResource(), r.name, err)
+			return nil, nil, metav1.NewForbidden(r.res.GroupResource(), r.name, err)
 		}
 		if !selected {
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
 	if r.dryRun && !w.dryRunOK {
-		return nil, metav1.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", w.name))
+		return nil, nil, metav1.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", w.name))
 	}
 	resp, err := s.callWebhook(ctx, w, req)
 	if err != nil {
 		if w.failOpen {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, webhookFailure(err)
+		return nil, nil, webhookFailure(err)
 	}
 	for _, msg := range resp.Warnings {
 		warn(msg)
 	}
 	if !resp.Allowed {
-		return nil, deniedStatus(w.name, resp.Result)
+		return nil, nil, deniedStatus(w.name, resp.Result)
 	}
-	return resp, nil
+	return resp, matched, nil
 }
 
 // runValidatingWebhooks calls the validating webhooks that select r, at
@@ -353,7 +373,7 @@ func (s *Server) runValidatingWebhooks(ctx context.Context, hooks []*webhook, r 
 	var wg sync.WaitGroup
 	for i, w := range hooks {
 		wg.Go(func() {
-			_, results[i] = s.callIfSelected(ctx, w, r, func(msg string) { warnings[i] = append(warnings[i], msg) })
+			_, _, results[i] = s.callIfSelected(ctx, w, r, func(msg string) { warnings[i] = append(warnings[i], msg) })
 		})
 	}
 	wg.Wait()

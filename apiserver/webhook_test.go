@@ -67,7 +67,7 @@ func TestWebhookRuleMatches(t *testing.T) {
 	}
 	for i, tc := range cases {
 		w := &webhook{rules: []admissionregistrationv1.RuleWithOperations{tc.rule}}
-		if got := w.matchesRules(&tc.req); got != tc.want {
+		if got := (&Server{}).matchedResource(w, &tc.req) != nil; got != tc.want {
 			t.Errorf("%d: rule %+v on %s/%s %s: %v, want %v", i, tc.rule, tc.req.res.Resource, tc.req.subresource, tc.req.operation, got, tc.want)
 		}
 	}
