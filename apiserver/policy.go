@@ -379,8 +379,8 @@ type policyRequest struct {
 	reqRes    *registry.Resource
 	views     map[*registry.Resource]*policyRequest // the request as other versions, by as
 	sub       string                                // the subresource written, if any
-	op        string          // CREATE, UPDATE, DELETE
-	obj, old  registry.Object // obj nil for a delete, old for a create
+	op        string                                // CREATE, UPDATE, DELETE
+	obj, old  registry.Object                       // obj nil for a delete, old for a create
 	namespace string
 	name      string
 	dryRun    bool
