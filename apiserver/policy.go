@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -379,6 +380,9 @@ type policyRequest struct {
 	reqRes    *registry.Resource
 	views     map[*registry.Resource]*policyRequest // the request as other versions, by as
 	sub       string                                // the subresource written, if any
+	// kind, when set, is the kind of obj and old when it is not res's (a
+	// Scale written through the scale subresource).
+	kind *metav1.GroupVersionKind
 	op        string                                // CREATE, UPDATE, DELETE
 	obj, old  registry.Object                       // obj nil for a delete, old for a create
 	namespace string
@@ -434,6 +438,11 @@ func (r *policyRequest) as(ctx context.Context, matched *registry.Resource) (*po
 // (old nil), update or delete (obj nil) of a resource or of its
 // subresource sub.
 func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, sub string, obj, old registry.Object, o *writeOptions) *metav1.Status {
+	return s.admitPolicyRequest(ctx, newPolicyRequest(res, sub, obj, old, o.DryRun), o)
+}
+
+// admitPolicyRequest runs the ValidatingAdmissionPolicies bound to r.
+func (s *Server) admitPolicyRequest(ctx context.Context, r *policyRequest, o *writeOptions) *metav1.Status {
 	if s.policies == nil || !s.admissionOn("ValidatingAdmissionPolicy") {
 		return nil
 	}
@@ -441,7 +450,7 @@ func (s *Server) admitPolicies(ctx context.Context, res *registry.Resource, sub 
 	if len(bound) == 0 {
 		return nil
 	}
-	r := newPolicyRequest(res, sub, obj, old, o.DryRun)
+	res := r.res
 	var denied *policyFailure
 	var deniedBy boundPolicy
 	for _, bp := range bound {
@@ -653,9 +662,14 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 		}
 	}
 	gvk := map[string]any{"group": res.Group, "version": res.Version, "kind": res.Kind}
+	object, oldObject := celObject(res, r.obj), celObject(res, r.old)
+	if k := r.kind; k != nil {
+		gvk = map[string]any{"group": k.Group, "version": k.Version, "kind": k.Kind}
+		object, oldObject = celObjectAs(kindAPIVersion(*k), k.Kind, r.obj), celObjectAs(kindAPIVersion(*k), k.Kind, r.old)
+	}
 	gvr := map[string]any{"group": res.Group, "version": res.Version, "resource": res.Resource}
 	reqGVK, reqGVR := gvk, gvr
-	if rr := r.reqRes; rr != nil {
+	if rr := r.reqRes; rr != nil && r.kind == nil {
 		reqGVK = map[string]any{"group": rr.Group, "version": rr.Version, "kind": rr.Kind}
 		reqGVR = map[string]any{"group": rr.Group, "version": rr.Version, "resource": rr.Resource}
 	}
@@ -668,8 +682,8 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 		request["subResource"], request["requestSubResource"] = r.sub, r.sub
 	}
 	r.vars = map[string]any{
-		"object":          celObject(res, r.obj),
-		"oldObject":       celObject(res, r.old),
+		"object":          object,
+		"oldObject":       oldObject,
 		"request":         cel.JSONValue(request),
 		"namespaceObject": nsObj,
 	}
@@ -679,7 +693,23 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 // celObject is obj as policies see it: its JSON form with apiVersion and
 // kind, null for none.
 func celObject(res *registry.Resource, obj registry.Object) ref.Val {
-	if obj == nil || res == nil {
+	if res == nil {
+		return types.NullValue
+	}
+	return celObjectAs(res.GroupVersion(), res.Kind, obj)
+}
+
+// kindAPIVersion is the apiVersion of objects of kind k.
+func kindAPIVersion(k metav1.GroupVersionKind) string {
+	if k.Group == "" {
+		return k.Version
+	}
+	return k.Group + "/" + k.Version
+}
+
+// celObjectAs is obj as policies see it, with apiVersion and kind.
+func celObjectAs(apiVersion, kind string, obj registry.Object) ref.Val {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return types.NullValue
 	}
 	b, err := kjson.Marshal(obj)
@@ -693,7 +723,7 @@ func celObject(res *registry.Resource, obj registry.Object) ref.Val {
 		return types.NewErr("%v", err)
 	}
 	normalNumbers(m)
-	m["apiVersion"], m["kind"] = res.GroupVersion(), res.Kind
+	m["apiVersion"], m["kind"] = apiVersion, kind
 	return cel.JSONValue(m)
 }
 

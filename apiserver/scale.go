@@ -279,9 +279,15 @@ func (rs resourceStore) updateScale(ctx context.Context, namespace, name string,
 			return nil, asError(metav1.NewConflict(res.GroupResource(), name,
 				fmt.Errorf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.GetUID())))
 		}
+		if st := rs.admitScale(ctx, o, want, curScale, true); st != nil {
+			return nil, asError(st)
+		}
 		if want.Spec.Replicas < 0 {
 			return nil, asError(metav1.NewInvalid(scaleGroupKind, name, metav1.FieldErrors{
 				metav1.FieldInvalid("spec.replicas", want.Spec.Replicas, "must be greater than or equal to 0")}))
+		}
+		if st := rs.admitScale(ctx, o, want, curScale, false); st != nil {
+			return nil, asError(st)
 		}
 		if want.Spec.Replicas == curScale.Spec.Replicas {
 			if _, ok := nestedValue(mustContent(cur), scalePathsOf(res).specReplicas); ok {

@@ -321,11 +321,14 @@ func (s *Server) webhookClient(cc admissionregistrationv1.WebhookClientConfig) (
 type webhookRequest struct {
 	res         *registry.Resource
 	subresource string
-	operation   admissionOperation
-	name, ns    string
-	obj, old    registry.Object // obj nil on delete, old nil on create
-	dryRun      bool
-	options     any // the request's CreateOptions, UpdateOptions or DeleteOptions
+	// kind, when set, is the kind of obj and old when it is not res's (a
+	// Scale written through the scale subresource).
+	kind      *metav1.GroupVersionKind
+	operation admissionOperation
+	name, ns  string
+	obj, old  registry.Object // obj nil on delete, old nil on create
+	dryRun    bool
+	options   any // the request's CreateOptions, UpdateOptions or DeleteOptions
 }
 
 // admissionOperation is CREATE, UPDATE, DELETE or CONNECT.

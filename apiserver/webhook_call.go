@@ -64,6 +64,9 @@ func (s *Server) admissionRequest(ctx context.Context, r *webhookRequest, matche
 	gvr := metav1.GroupVersionResource{Group: matched.Group, Version: matched.Version, Resource: matched.Resource}
 	reqGVK := metav1.GroupVersionKind{Group: r.res.Group, Version: r.res.Version, Kind: r.res.Kind}
 	reqGVR := metav1.GroupVersionResource{Group: r.res.Group, Version: r.res.Version, Resource: r.res.Resource}
+	if r.kind != nil {
+		gvk, reqGVK = *r.kind, *r.kind
+	}
 	dry := r.dryRun
 	req := &admissionv1.AdmissionRequest{
 		UID: uid, Kind: gvk, Resource: gvr, SubResource: r.subresource,
