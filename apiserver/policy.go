@@ -377,14 +377,14 @@ type policyRequest struct {
 	res *registry.Resource
 	// reqRes, when set, is the resource the request was made to: res is
 	// then an equivalent one (as), to which obj and old are converted.
-	reqRes    *registry.Resource
-	views     map[*registry.Resource]*policyRequest // the request as other versions, by as
-	sub       string                                // the subresource written, if any
+	reqRes *registry.Resource
+	views  map[*registry.Resource]*policyRequest // the request as other versions, by as
+	sub    string                                // the subresource written, if any
 	// kind, when set, is the kind of obj and old when it is not res's (a
 	// Scale written through the scale subresource).
-	kind *metav1.GroupVersionKind
-	op        string                                // CREATE, UPDATE, DELETE
-	obj, old  registry.Object                       // obj nil for a delete, old for a create
+	kind      *metav1.GroupVersionKind
+	op        string          // CREATE, UPDATE, DELETE
+	obj, old  registry.Object // obj nil for a delete, old for a create
 	namespace string
 	name      string
 	dryRun    bool
