@@ -348,7 +348,10 @@ func compilePolicy(spec *admissionv1.ValidatingAdmissionPolicySpec) *compiledPol
 	for _, v := range spec.Validations {
 		cv := compiledValidation{compiledExpr: compileExpr(pc, v.Expression, types.BoolType), src: v}
 		if v.MessageExpression != "" {
-			cv.message = compileExpr(pc, v.MessageExpression, types.StringType)
+			cv.message = compiledExpr{src: v.MessageExpression, err: errors.New("compilation failed: no environment")}
+			if pc != nil {
+				cv.message.expr, cv.message.err = pc.CompileMessage(v.MessageExpression)
+			}
 		}
 		c.validations = append(c.validations, cv)
 	}
@@ -687,6 +690,12 @@ func (s *Server) policyVars(ctx context.Context, r *policyRequest) map[string]an
 		"request":         cel.JSONValue(request),
 		"namespaceObject": nsObj,
 	}
+	reqRes := res
+	if r.reqRes != nil {
+		reqRes = r.reqRes
+	}
+	maps.Copy(r.vars, cel.AuthorizerVars(s.policyAuthz(ctx, contextUser(ctx)), cel.AuthzCheck{
+		Group: reqRes.Group, Resource: reqRes.Resource, Subresource: r.sub, Namespace: r.namespace, Name: r.name}))
 	return r.vars
 }
 

@@ -9,13 +9,21 @@ import (
 // messages fall back, as kube-apiserver v1.37.2 does.
 
 // denyPolicy creates a policy failing closed with matchConstraints m and
-// validations, bound with Deny, and waits until a dry-run create of probe
-// at path is refused.
+// validations, bound with Deny (the caller waits for it to take effect).
 func (e *env) denyPolicy(t *testing.T, m obj, validations []any) string {
 	t.Helper()
+	return e.denyPolicyVars(t, m, nil, validations)
+}
+
+// denyPolicyVars is denyPolicy with variables.
+func (e *env) denyPolicyVars(t *testing.T, m obj, variables, validations []any) string {
+	t.Helper()
 	p := "vapreq-" + randomSuffix()
-	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": obj{
-		"failurePolicy": "Fail", "matchConstraints": m, "validations": validations}})
+	spec := obj{"failurePolicy": "Fail", "matchConstraints": m, "validations": validations}
+	if variables != nil {
+		spec["variables"] = variables
+	}
+	e.createPolicyObject(t, "validatingadmissionpolicies", obj{"metadata": obj{"name": p}, "spec": spec})
 	e.createPolicyObject(t, "validatingadmissionpolicybindings", obj{"metadata": obj{"name": p}, "spec": obj{"policyName": p, "validationActions": []any{"Deny"}}})
 	return p
 }

@@ -45,7 +45,11 @@ func policyExpressionErrors(s *admissionv1.ValidatingAdmissionPolicySpec) metav1
 	errs = append(errs, varErrs...)
 	for i, v := range s.Validations {
 		check(&errs, fmt.Sprintf("spec.validations[%d].expression", i), v.Expression, types.BoolType)
-		check(&errs, fmt.Sprintf("spec.validations[%d].messageExpression", i), v.MessageExpression, types.StringType)
+		if strings.TrimSpace(v.MessageExpression) != "" {
+			if _, err := pc.CompileMessage(v.MessageExpression); err != nil {
+				errs = append(errs, metav1.FieldInvalid(fmt.Sprintf("spec.validations[%d].messageExpression", i), v.MessageExpression, err.Error()))
+			}
+		}
 	}
 	for i, a := range s.AuditAnnotations {
 		check(&errs, fmt.Sprintf("spec.auditAnnotations[%d].valueExpression", i), a.ValueExpression, types.StringType, types.NullType)

@@ -28,10 +28,16 @@
 //
 // What kube-apiserver v1.37.2 does not offer is left out too (cel.bind,
 // string reverse, the member form of sign): a rule kapi accepts is one a
-// cluster accepts. The authorizer library, which only admission policies
-// have, and the image library are not implemented.
+// cluster accepts. The image library is not implemented.
 //
 // # Admission policy expressions
+//
+// Admission policy expressions (not their messageExpressions) also have
+// the authorizer library: authorizer and authorizer.requestResource build
+// checks (group, resource, subresource, namespace, name, path,
+// serviceAccount) whose check(verb) asks the AuthzFunc the caller gives
+// (AuthorizerVars) and answers a decision (allowed, reason, errored,
+// error); a check costs 350000, so an expression makes at most two.
 //
 // A PolicyCompiler compiles the expressions of one admission policy
 // (matchConditions, variables, validations, messages, audit annotations,

@@ -262,6 +262,10 @@ func traversalCost(v ref.Val) uint64 {
 func libraryCallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
 	c := func(n uint64) *uint64 { return &n }
 	switch function {
+	case "check":
+		if overloadID == "pathcheck_check" || overloadID == "resourcecheck_check" {
+			return c(authzCheckCost)
+		}
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if len(args) > 0 {
 			return c(traversalCost(args[0]))

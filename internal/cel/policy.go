@@ -21,7 +21,8 @@ import (
 // and namespaceObject dynamically typed as in kube-apiserver's admission,
 // and variables, an object of the policy's variables. The type checking
 // against the matched kinds' schemas is the policy status controller's
-// (CheckPolicy). The authorizer library is not implemented.
+// (CheckPolicy). The authorizer library (lib_authz.go) checks what the
+// request's user may do through the server's authorizer.
 
 // PolicyVariables are the variables of policy expressions, in
 // kube-apiserver's names.
@@ -36,6 +37,10 @@ var PolicyVariables = []string{"object", "oldObject", "request", "params", "name
 type PolicyCompiler struct {
 	env  *celgo.Env
 	vars *declType
+	// newMsgEnv builds msgEnv, the environment of messageExpressions: env
+	// without the authorizer variables, as in kube-apiserver.
+	newMsgEnv func() (*celgo.Env, error)
+	msgEnv    *celgo.Env
 }
 
 // NewPolicyCompiler returns a compiler for one policy's expressions.
@@ -60,11 +65,12 @@ func newPolicyCompiler(objects map[string]*declType, typed map[string]*types.Typ
 		}
 		opts = append(opts, celgo.Variable(v, t))
 	}
-	env, err := extendBase(objects, mutation, opts...)
+	opts = append(opts, authorizerLib()...)
+	env, err := extendBase(objects, mutation, append(slices.Clip(opts), authorizerVars()...)...)
 	if err != nil {
 		return nil, err
 	}
-	return &PolicyCompiler{env: env, vars: vars}, nil
+	return &PolicyCompiler{env: env, vars: vars, newMsgEnv: func() (*celgo.Env, error) { return extendBase(objects, mutation, opts...) }}, nil
 }
 
 // AddVariable compiles a variable's expression with the variables added
@@ -97,12 +103,34 @@ func (c *PolicyCompiler) Compile(expr string, want ...*types.Type) (*Expression,
 	return nil, fmt.Errorf("must evaluate to one of [%s] but got %s", strings.Join(names, " "), t)
 }
 
+// CompileMessage compiles a validation's messageExpression, which must
+// give a string, in the environment of messages: without the variables
+// authorizer and authorizer.requestResource.
+func (c *PolicyCompiler) CompileMessage(expr string) (*Expression, error) {
+	if c.msgEnv == nil {
+		env, err := c.newMsgEnv()
+		if err != nil {
+			return nil, err
+		}
+		c.msgEnv = env
+	}
+	e, t, err := c.compileIn(c.msgEnv, expr)
+	if err != nil || t == types.DynType || t.IsExactType(types.StringType) {
+		return e, err
+	}
+	return nil, fmt.Errorf("must evaluate to %s but got %s", types.StringType, t)
+}
+
 func (c *PolicyCompiler) compile(expr string) (*Expression, *types.Type, error) {
-	ast, iss := c.env.Compile(expr)
+	return c.compileIn(c.env, expr)
+}
+
+func (c *PolicyCompiler) compileIn(env *celgo.Env, expr string) (*Expression, *types.Type, error) {
+	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
 		return nil, nil, fmt.Errorf("compilation failed: %s", iss.String())
 	}
-	prog, err := c.env.Program(ast, programOptions(PerCallLimit)...)
+	prog, err := env.Program(ast, programOptions(PerCallLimit)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compilation failed: %v", err)
 	}
