@@ -470,7 +470,7 @@ var (
 
 // compileMatchCondition compiles a matchCondition's expression in
 // kube-apiserver's environment for them: object, oldObject, request and
-// authorizer (kapi's authorizer allows everything; it is not declared).
+// the authorizer library (policy_authz.go).
 func compileMatchCondition(expr string) (celgo.Program, error) {
 	matchEnvOnce.Do(func() {
 		base, err := cel.BaseEnv()
@@ -478,11 +478,11 @@ func compileMatchCondition(expr string) (celgo.Program, error) {
 			matchEnvErr = err
 			return
 		}
-		matchEnv, matchEnvErr = base.Extend(
+		matchEnv, matchEnvErr = base.Extend(append([]celgo.EnvOption{
 			celgo.Variable("object", celgo.DynType),
 			celgo.Variable("oldObject", celgo.DynType),
 			celgo.Variable("request", celgo.DynType),
-		)
+		}, cel.AuthorizerLibrary()...)...)
 	})
 	if matchEnvErr != nil {
 		return nil, matchEnvErr

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/patch"
 	"github.com/kapi-dev/kapi/apiserver/registry"
+	"github.com/kapi-dev/kapi/internal/cel"
 	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
@@ -335,7 +337,10 @@ func (s *Server) callIfSelected(ctx context.Context, w *webhook, r *webhookReque
 		return nil, nil, metav1.NewInternalError(err)
 	}
 	if len(w.conditions) > 0 {
-		selected, err := evalMatchConditions(w.conditions, reviewVars(req))
+		vars := reviewVars(req)
+		maps.Copy(vars, cel.AuthorizerVars(s.policyAuthz(ctx, contextUser(ctx)), cel.AuthzCheck{
+			Group: r.res.Group, Resource: r.res.Resource, Subresource: r.subresource, Namespace: r.ns, Name: r.name}))
+		selected, err := evalMatchConditions(w.conditions, vars)
 		if err != nil {
 			if w.failOpen {
 				return nil, nil, nil

@@ -69,3 +69,22 @@ func TestValidatingAdmissionPolicyAuthorizer(t *testing.T) {
 		t.Errorf("a messageExpression with the authorizer: %q\nwant %q", str(st, "message"), want)
 	}
 }
+
+// TestWebhookMatchConditionAuthorizer: a webhook's matchConditions have
+// the authorizer library too: a condition that the request's user may
+// create configmaps selects the request, one that the default service
+// account may does not.
+func TestWebhookMatchConditionAuthorizer(t *testing.T) {
+	t.Parallel()
+	e := withDefaults(t, func(c *apiserver.Config) { c.Authorizer = denyServiceAccounts{} })
+	ns := e.namespace(t)
+	w := startWebhook(t, func(req obj) obj { return obj{"allowed": false, "status": obj{"message": "matched"}} })
+	user := w.hook("user", ns, "/")
+	user["matchConditions"] = []any{obj{"name": "user-may", "expression": `object.metadata.name.startsWith('user-') && authorizer.group('').resource('configmaps').namespace(request.namespace).check('create').allowed()`}}
+	sa := w.hook("sa", ns, "/")
+	sa["matchConditions"] = []any{obj{"name": "sa-may", "expression": `object.metadata.name.startsWith('probe-') || object.metadata.name.startsWith('sa-') && authorizer.serviceAccount(request.namespace, 'default').group('').resource('configmaps').namespace(request.namespace).check('create').allowed()`}}
+	e.createWebhookConfig(t, "validating", sa, user)
+	e.waitWebhooks(t, ns, nil)
+	expect(t, e.post(t, cmPath(ns), configMap("sa-1", nil, nil)), http.StatusCreated)
+	webhookStatus(t, e.post(t, cmPath(ns), configMap("user-1", nil, nil)), 400, "", `admission webhook "user.webhooks.i16.kapi.dev" denied the request: matched`)
+}

@@ -91,6 +91,13 @@ func authzStep(name string, from, to *types.Type, set func(*AuthzCheck, string))
 		})))
 }
 
+// AuthorizerLibrary declares the authorizer library, its variables and
+// functions, for the expressions of other environments (webhooks'
+// matchConditions).
+func AuthorizerLibrary() []celgo.EnvOption {
+	return append(authorizerVars(), authorizerLib()...)
+}
+
 // authorizerVars declares the variables of the authorizer library.
 func authorizerVars() []celgo.EnvOption {
 	return []celgo.EnvOption{
