@@ -494,3 +494,31 @@ func TestValidatingAdmissionPolicyDelete(t *testing.T) {
 	keep["metadata"].(obj)["labels"] = obj{}
 	expect(t, e.put(t, cmPath(ns, "keep"), keep), http.StatusOK)
 }
+
+// TestMutatingAdmissionPolicyInvalidExpressions: a MutatingAdmissionPolicy
+// whose expressions do not compile, or whose mutations do not give an
+// Object or a list(JSONPatch) (dyn included), is refused when written,
+// word for word as kube-apiserver v1.37.2 refuses it.
+func TestMutatingAdmissionPolicyInvalidExpressions(t *testing.T) {
+	t.Parallel()
+	e := target
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", "policy", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, c := range []struct{ resource, file string }{
+		{"mutatingadmissionpolicies", "map-invalid-expressions"},
+		// matchConditions are compiled and reported trimmed, audit
+		// annotations compiled trimmed and reported as written.
+		{"validatingadmissionpolicies", "vap-trim"},
+	} {
+		r := e.post(t, policyBase+c.resource+"?dryRun=All", read(c.file+"-request.json"))
+		got, want := decode(t, r.Body), decode(t, read(c.file+".json"))
+		if compact(got) != compact(want) {
+			t.Errorf("%s: got  %s\nwant %s", c.file, compact(got), compact(want))
+		}
+	}
+}

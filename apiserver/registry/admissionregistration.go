@@ -385,7 +385,7 @@ func validateMutatingAdmissionPolicy(o, _ Object) metav1.FieldErrors {
 	} else {
 		errs = append(errs, enumPtr(&s.ReinvocationPolicy, "spec.reinvocationPolicy", reinvocations)...)
 	}
-	return errs
+	return append(errs, mutatingExpressionErrors(&s)...)
 }
 
 var validationActions = []string{"Audit", "Deny", "Warn"}

@@ -246,7 +246,13 @@ func (c *PolicyCompiler) CompileMutation(expr string, jsonPatch bool) (*Expressi
 	if jsonPatch {
 		want = types.NewListType(types.NewObjectType("JSONPatch"))
 	}
-	return c.Compile(expr, want)
+	// Unlike other expressions, a mutation of type dyn is refused, as in
+	// kube-apiserver.
+	e, t, err := c.compile(expr)
+	if err != nil || t.IsExactType(want) {
+		return e, err
+	}
+	return nil, fmt.Errorf("must evaluate to %s but got %s", want, t)
 }
 
 // Native converts a CEL value to its JSON form (maps, lists, strings,
