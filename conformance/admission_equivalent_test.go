@@ -95,9 +95,8 @@ func TestAdmissionMatchPolicyEquivalent(t *testing.T) {
 	m := hook(mutating, "mutate", "Equivalent")
 	m["reinvocationPolicy"] = "Never"
 	e.createWebhookConfig(t, "mutating", m)
-	e.eventually(t, func() (bool, string) {
-		r := e.post(t, gearPath(group, "v2", ns)+"?dryRun=All", gear(group, "v2", "m-probe", obj{"size": 2}))
-		return r.Code == http.StatusCreated && strings.Contains(string(r.Body), "seen-as"), "the mutating webhook was not called:\n" + r.String()
+	e.awaitDryRun(t, "POST", gearPath(group, "v2", ns), gear(group, "v2", "m-probe", obj{"size": 2}), func(r *response) bool {
+		return r.Code == http.StatusCreated && strings.Contains(string(r.Body), "seen-as")
 	})
 	got := expect(t, e.post(t, gearPath(group, "v2", ns), gear(group, "v2", "mutated", obj{"size": 2})), http.StatusCreated)
 	if str(got, "apiVersion") != group+"/v2" || str(got, "metadata", "labels", "seen-as") != "v1" || compact(field0(got, "spec", "size")) != "7" {

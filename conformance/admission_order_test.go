@@ -113,14 +113,9 @@ func TestAdmissionDeleteOrderAndWarnings(t *testing.T) {
 	e.createWebhookConfig(t, "validating", deletes(validating.hook("vdel", ns, "/")))
 	e.createWebhookConfig(t, "mutating", deletes(mutating.hook("mdel", ns, "/")))
 	e.waitWebhooks(t, ns, nil)
-	rule := vapRule("configmaps", ns)
-	rule["resourceRules"].([]any)[0].(obj)["operations"] = []any{"DELETE"}
-	p := e.denyPolicy(t, rule, []any{obj{"expression": "!has(oldObject.metadata.labels) || !('vap' in oldObject.metadata.labels)", "message": "policy says no"}})
+	p := e.denyPolicy(t, opsRule("configmaps", ns, "DELETE"), []any{obj{"expression": "!has(oldObject.metadata.labels) || !('vap' in oldObject.metadata.labels)", "message": "policy says no"}})
 	expect(t, e.post(t, cmPath(ns), configMap("await", map[string]string{"vap": "x"}, nil)), http.StatusCreated)
-	e.eventually(t, func() (bool, string) {
-		r := e.del(t, cmPath(ns, "await")+"?dryRun=All", nil)
-		return r.Code == http.StatusUnprocessableEntity, "the policy did not take effect:\n" + r.String()
-	})
+	e.awaitDryRun(t, "DELETE", cmPath(ns, "await"), nil, code(http.StatusUnprocessableEntity))
 	mutatingSeen, validatingSeen := len(mutating.requests()), len(validating.requests())
 
 	expect(t, e.post(t, cmPath(ns), configMap("kept", map[string]string{"vap": "x"}, nil)), http.StatusCreated)

@@ -39,10 +39,7 @@ func TestAdmissionScaleSubresource(t *testing.T) {
 	scale := func(n int) obj {
 		return obj{"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": obj{"name": "d", "namespace": ns}, "spec": obj{"replicas": n}}
 	}
-	e.eventually(t, func() (bool, string) {
-		r := e.put(t, scalePath+"?dryRun=All", scale(4))
-		return strings.Contains(string(r.Body), "ValidatingAdmissionPolicy"), "the policy did not take effect:\n" + r.String()
-	})
+	e.awaitDryRun(t, "PUT", scalePath, scale(4), func(r *response) bool { return strings.Contains(string(r.Body), "ValidatingAdmissionPolicy") })
 
 	expect(t, e.put(t, scalePath, scale(2)), http.StatusOK)
 	var req obj
@@ -86,9 +83,8 @@ func TestAdmissionScaleSubresource(t *testing.T) {
 	mh := m.hook("scale-m", ns, "/")
 	mh["rules"] = h["rules"]
 	e.createWebhookConfig(t, "mutating", mh)
-	e.eventually(t, func() (bool, string) {
-		r := e.put(t, scalePath+"?dryRun=All", scale(7))
-		return r.Code == http.StatusOK && compact(field0(decode(t, r.Body), "spec", "replicas")) == "3", "the mutating webhook was not called:\n" + r.String()
+	e.awaitDryRun(t, "PUT", scalePath, scale(7), func(r *response) bool {
+		return r.Code == http.StatusOK && compact(field0(decode(t, r.Body), "spec", "replicas")) == "3"
 	})
 	got = expect(t, e.put(t, scalePath, scale(7)), http.StatusOK)
 	if compact(field0(got, "spec", "replicas")) != "3" {

@@ -28,6 +28,27 @@ func (e *env) denyPolicyVars(t *testing.T, m obj, variables, validations []any) 
 	return p
 }
 
+// awaitDryRun repeats a dry-run request (method, path, body) until ok
+// accepts its answer, failing the test at the deadline (a real server's
+// policies and webhooks take effect a moment after they are written).
+func (e *env) awaitDryRun(t *testing.T, method, path string, body any, ok func(*response) bool) {
+	t.Helper()
+	e.eventually(t, func() (bool, string) {
+		r := e.do(t, method, path+"?dryRun=All", body)
+		return ok(r), "the policy or webhook did not take effect:\n" + r.String()
+	})
+}
+
+// code accepts an answer of HTTP status code.
+func code(want int) func(*response) bool { return func(r *response) bool { return r.Code == want } }
+
+// opsRule is vapRule for the operations ops.
+func opsRule(resource, ns string, ops ...any) obj {
+	rule := vapRule(resource, ns)
+	rule["resourceRules"].([]any)[0].(obj)["operations"] = ops
+	return rule
+}
+
 // policyDenied checks a refusal by policy p word for word.
 func policyDenied(t *testing.T, r *response, p, kind, name string, code int, reason, msg string) {
 	t.Helper()
@@ -46,8 +67,7 @@ func TestValidatingAdmissionPolicyMessageFallback(t *testing.T) {
 	t.Parallel()
 	e := target
 	ns := e.namespace(t)
-	rule := vapRule("configmaps", ns)
-	rule["resourceRules"].([]any)[0].(obj)["operations"] = []any{"UPDATE"}
+	rule := opsRule("configmaps", ns, "UPDATE")
 	v := func(value, message, messageExpression string) obj {
 		o := obj{"expression": "object.data.a != '" + value + "'", "messageExpression": messageExpression}
 		if message != "" {
@@ -64,11 +84,8 @@ func TestValidatingAdmissionPolicyMessageFallback(t *testing.T) {
 		v("spaces", "static six", "'  padded  '"),
 	})
 	cm := expect(t, e.post(t, cmPath(ns), configMap("c", nil, map[string]string{"a": "ok"})), http.StatusCreated)
-	e.eventually(t, func() (bool, string) {
-		cm["data"] = obj{"a": "err"}
-		r := e.put(t, cmPath(ns, "c")+"?dryRun=All", cm)
-		return r.Code == http.StatusUnprocessableEntity, "the policy did not take effect:\n" + r.String()
-	})
+	cm["data"] = obj{"a": "err"}
+	e.awaitDryRun(t, "PUT", cmPath(ns, "c"), cm, code(http.StatusUnprocessableEntity))
 	for value, msg := range map[string]string{
 		"err": "static one", "missing": "static two", "empty": "static three", "multi": "static four",
 		"nomsg": "failed expression: object.data.a != 'nomsg'", "spaces": "padded",
@@ -88,14 +105,10 @@ func TestValidatingAdmissionPolicyNoOpUpdate(t *testing.T) {
 	t.Parallel()
 	e := target
 	ns := e.namespace(t)
-	rule := vapRule("configmaps", ns)
-	rule["resourceRules"].([]any)[0].(obj)["operations"] = []any{"UPDATE"}
+	rule := opsRule("configmaps", ns, "UPDATE")
 	p := e.denyPolicy(t, rule, []any{obj{"expression": "false", "messageExpression": "'no ' + request.operation"}})
 	cm := expect(t, e.post(t, cmPath(ns), configMap("c", nil, map[string]string{"a": "1"})), http.StatusCreated)
-	e.eventually(t, func() (bool, string) {
-		r := e.put(t, cmPath(ns, "c")+"?dryRun=All", cm)
-		return r.Code == http.StatusUnprocessableEntity, "the policy did not take effect:\n" + r.String()
-	})
+	e.awaitDryRun(t, "PUT", cmPath(ns, "c"), cm, code(http.StatusUnprocessableEntity))
 	policyDenied(t, e.put(t, cmPath(ns, "c"), cm), p, "configmaps", "c", http.StatusUnprocessableEntity, "Invalid", "no UPDATE")
 	got := expect(t, e.get(t, cmPath(ns, "c")), http.StatusOK)
 	if str(got, "metadata", "resourceVersion") != str(cm, "metadata", "resourceVersion") {
@@ -110,17 +123,13 @@ func TestValidatingAdmissionPolicySubresource(t *testing.T) {
 	t.Parallel()
 	e := target
 	ns := e.namespace(t)
-	rule := vapRule("services/status", ns)
-	rule["resourceRules"].([]any)[0].(obj)["operations"] = []any{"UPDATE"}
+	rule := opsRule("services/status", ns, "UPDATE")
 	p := e.denyPolicy(t, rule, []any{obj{"expression": "!has(object.status.conditions)",
 		"messageExpression": "'no ' + request.operation + ' of ' + request.resource.resource + '/' + request.subResource + ' (' + request.requestSubResource + ', ' + request.kind.kind + ')'"}})
 	svcs := "/api/v1/namespaces/" + ns + "/services"
 	svc := expect(t, e.post(t, svcs, obj{"metadata": obj{"name": "s"}, "spec": obj{"ports": []any{obj{"port": 80}}}}), http.StatusCreated)
 	svc["status"] = obj{"conditions": []any{obj{"type": "Checked", "status": "True", "reason": "Test", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}}}
-	e.eventually(t, func() (bool, string) {
-		r := e.put(t, svcs+"/s/status?dryRun=All", svc)
-		return r.Code == http.StatusUnprocessableEntity, "the policy did not take effect:\n" + r.String()
-	})
+	e.awaitDryRun(t, "PUT", svcs+"/s/status", svc, code(http.StatusUnprocessableEntity))
 	policyDenied(t, e.put(t, svcs+"/s/status", svc), p, "services", "s", http.StatusUnprocessableEntity, "Invalid", "no UPDATE of services/status (status, Service)")
 	delete(svc, "status")
 	svc["metadata"].(obj)["labels"] = obj{"updated": "yes"}

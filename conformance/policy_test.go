@@ -440,16 +440,20 @@ func (e *env) awaitTypeChecking(t *testing.T, p string, gen int64, want string) 
 // testdata/policy/invalid-expressions.json): matchConditions first, then
 // variables (declared in order: one the policy does not declare is an
 // undefined field), validations and messageExpressions, auditAnnotations.
+// readPolicyFixture reads testdata/policy/name.
+func readPolicyFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "policy", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestValidatingAdmissionPolicyInvalidExpressions(t *testing.T) {
 	t.Parallel()
 	e := target
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", "policy", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(name string) []byte { return readPolicyFixture(t, name) }
 	r := e.post(t, policyBase+"validatingadmissionpolicies", read("invalid-expressions-request.json"))
 	if r.Code == http.StatusCreated {
 		e.del(t, policyBase+"validatingadmissionpolicies/vap-invalid", nil)
@@ -502,13 +506,7 @@ func TestValidatingAdmissionPolicyDelete(t *testing.T) {
 func TestMutatingAdmissionPolicyInvalidExpressions(t *testing.T) {
 	t.Parallel()
 	e := target
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", "policy", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(name string) []byte { return readPolicyFixture(t, name) }
 	for _, c := range []struct{ resource, file string }{
 		{"mutatingadmissionpolicies", "map-invalid-expressions"},
 		// matchConditions are compiled and reported trimmed, audit
