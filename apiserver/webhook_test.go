@@ -66,10 +66,17 @@ func TestWebhookRuleMatches(t *testing.T) {
 		{rule([]string{"*"}, all, all, all, "*"), webhookRequest{res: pods, operation: "CREATE", ns: "a"}, true},
 	}
 	for i, tc := range cases {
-		w := &webhook{rules: []admissionregistrationv1.RuleWithOperations{tc.rule}}
+		w := &webhook{rules: []admissionregistrationv1.RuleWithOperations{tc.rule}, exact: true}
 		if got := (&Server{}).matchedResource(w, &tc.req) != nil; got != tc.want {
 			t.Errorf("%d: rule %+v on %s/%s %s: %v, want %v", i, tc.rule, tc.req.res.Resource, tc.req.subresource, tc.req.operation, got, tc.want)
 		}
+	}
+	// With matchPolicy Equivalent, a rule naming another version of a
+	// built-in resource selects it (kapi cannot convert built-in objects:
+	// it is sent in its own version).
+	w := &webhook{rules: []admissionregistrationv1.RuleWithOperations{rule([]string{"*"}, all, []string{"v2"}, all, "")}}
+	if (&Server{}).matchedResource(w, &webhookRequest{res: deployments, operation: "CREATE", ns: "a"}) != deployments {
+		t.Error("an Equivalent rule naming apps/v2 does not select apps/v1 deployments")
 	}
 }
 

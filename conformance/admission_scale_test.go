@@ -44,7 +44,7 @@ func TestAdmissionScaleSubresource(t *testing.T) {
 	expect(t, e.put(t, scalePath, scale(2)), http.StatusOK)
 	var req obj
 	for _, r := range w.requests() {
-		if str(r, "resource", "resource") == "deployments" && str(r, "dryRun") != "true" {
+		if str(r, "resource", "resource") == "deployments" && r["dryRun"] != true {
 			req = r
 		}
 	}
