@@ -300,6 +300,10 @@ func podReady(p *corev1.Pod) bool {
 // kubelet listening (503).
 func (h *handler) serveConnect() {
 	ctx := h.r.Context()
+	if st := h.store().admitConnect(ctx, h.ri.Namespace, h.ri.Name, h.ri.Sub, h.r.URL.Query(), &writeOptions{Warnings: h}); st != nil {
+		h.fail(st)
+		return
+	}
 	obj, err := h.store().Get(ctx, h.ri.Namespace, h.ri.Name, storage.ReadOptions{})
 	if err != nil {
 		h.failErr(err)
