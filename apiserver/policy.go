@@ -33,9 +33,13 @@ import (
 // validating admission phase (admitValidating), after PodSecurity and
 // before the validating webhooks and ResourceQuota, as kube-apiserver's
 // ValidatingAdmissionPolicy plugin, on creates, updates (no-op ones too)
-// and deletes (after the mutating webhooks: admitDelete) of resources, and
-// on the updates of subresources that rewrite the object (status ...),
-// which a rule naming "resource/subresource" selects:
+// and deletes (after the mutating webhooks: admitDelete) of resources, on
+// the updates of subresources that rewrite the object (status ...), of
+// the scale subresource (admission_scale.go) and on CONNECT requests
+// (admission_connect.go), which a rule naming "resource/subresource"
+// selects; with matchPolicy Equivalent, as a request of another version
+// of the resource (admission_equivalent.go). Expressions have the
+// authorizer library (policy_authz.go):
 //
 //   - a binding applies when its policy's matchConstraints and its own
 //     matchResources match the request (resourceRules and
