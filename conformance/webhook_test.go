@@ -523,7 +523,15 @@ func TestWebhookDryRunUnsupported(t *testing.T) {
 	name := e.createWebhookConfig(t, "validating", w.hook("unknown", ns, "/"))
 	e.waitWebhooks(t, ns, nil)
 	setSideEffects(t, e, name, "Unknown")
-	webhookStatus(t, e.post(t, cmPath(ns)+"?dryRun=All", configMap("dry", nil, nil)), 400, "BadRequest",
+	// The server's webhooks follow the store: the write above reaches them
+	// shortly after, and the dry runs before it are admitted (and stored
+	// nothing).
+	var r *response
+	poll(t, 10*time.Second, "the webhook to be seen with sideEffects Unknown", func() bool {
+		r = e.post(t, cmPath(ns)+"?dryRun=All", configMap("dry", nil, nil))
+		return r.Code != http.StatusCreated
+	})
+	webhookStatus(t, r, 400, "BadRequest",
 		`admission webhook "unknown.webhooks.i16.kapi.dev" does not support dry run`)
 	expect(t, e.post(t, cmPath(ns), configMap("wet", nil, nil)), http.StatusCreated)
 }

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // listAll pages through prefix with limit, checking the invariants every page
@@ -147,7 +149,17 @@ func TestPagedListSnapshot(t *testing.T) {
 			}
 		})
 	}
+	var lastWrites int64
 	for round := range 5 {
+		// Each round starts once the writers have written since the last
+		// one, so that the rounds interleave with writes however the
+		// goroutines are scheduled.
+		for deadline := time.Now().Add(10 * time.Second); writes.Load() == lastWrites; runtime.Gosched() {
+			if time.Now().After(deadline) {
+				t.Fatal("no concurrent writes happened")
+			}
+		}
+		lastWrites = writes.Load()
 		token := ""
 		var items []Object
 		var rev uint64
@@ -194,9 +206,6 @@ func TestPagedListSnapshot(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if writes.Load() == 0 {
-		t.Fatal("no concurrent writes happened")
-	}
 }
 
 func TestListPredicate(t *testing.T) {
