@@ -134,10 +134,14 @@ func (AlwaysAllow) RulesFor(context.Context, User, string) ([]ResourceRule, []No
 		[]NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}, false, nil
 }
 
-// authorizer is the server's Authorizer (AlwaysAllow unless configured).
+// authorizer is the server's Authorizer: Config.Authorizer, else the one
+// of Config.AuthorizationMode (AlwaysAllow by default).
 func (s *Server) authorizer() Authorizer {
 	if s.cfg.Authorizer != nil {
 		return s.cfg.Authorizer
+	}
+	if s.rbac != nil {
+		return rbacAuthorizer{s.rbac}
 	}
 	return AlwaysAllow{}
 }

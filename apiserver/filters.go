@@ -27,7 +27,7 @@ func (s *Server) limitInFlight(http.ResponseWriter, *http.Request) (release func
 }
 
 // authorizeRequest asks the authorizer whether r's user may make r; it
-// answers 403 itself and returns false when not.
-func (s *Server) authorizeRequest(http.ResponseWriter, *http.Request) bool {
-	return true
+// answers 403 itself and returns false when not (rbac_request.go).
+func (s *Server) authorizeRequest(w http.ResponseWriter, r *http.Request) bool {
+	return s.authorize(w, r)
 }

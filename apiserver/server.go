@@ -295,14 +295,22 @@ type Server struct {
 	tokenKey   tokenKey     // signs service account tokens (token.go)
 	// apiServicesKick asks for a sync of the local APIServices (apiservices.go).
 	apiServicesKick chan struct{}
-	webhooks        *webhooks // the admission webhooks configured (webhook.go)
-	lastModes       lastModes // the impersonation mode that last worked, by user (authn_impersonate.go)
+	webhooks        *webhooks  // the admission webhooks configured (webhook.go)
+	lastModes       lastModes  // the impersonation mode that last worked, by user (authn_impersonate.go)
+	rbac            *rbacIndex // the RBAC policy of AuthorizationRBAC (rbac.go); nil in other modes
 }
 
 // New builds a server from cfg.
 func New(cfg Config) (*Server, error) {
 	if err := checkAdmissionPlugins(cfg.DisableAdmissionPlugins); err != nil {
 		return nil, err
+	}
+	switch cfg.AuthorizationMode {
+	case "":
+		cfg.AuthorizationMode = AuthorizationAlwaysAllow
+	case AuthorizationAlwaysAllow, AuthorizationRBAC:
+	default:
+		return nil, fmt.Errorf("apiserver: unknown authorization mode %q", cfg.AuthorizationMode)
 	}
 	if cfg.NameSuffix == nil {
 		cfg.NameSuffix = randomSuffix
@@ -393,6 +401,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if !cfg.SkipSystemNamespaces && !cfg.DisableLocalAPIServices {
 		if err := s.startLocalAPIServices(); err != nil { // apiservices.go
+			s.Close()
+			return nil, err
+		}
+	}
+	if cfg.AuthorizationMode == AuthorizationRBAC {
+		if err := s.startRBAC(); err != nil { // rbac.go, stopped by Close
 			s.Close()
 			return nil, err
 		}
