@@ -13,13 +13,17 @@ import (
 // compacted, or the store fails), it calls resync to see to the current
 // state, waits retry so as not to spin on a failing store, and watches again
 // from the revision it had before resync began, so that no change is missed.
+// A store still at revision 0 has no revision to watch after (0 means
+// "now" to a watch, which would miss what is written before the goroutine
+// watches): the first watch then starts with the objects stored, as Added
+// events, and handle must take them as such.
 func (s *Server) followStore(prefix string, rev uint64, retry time.Duration, resync func(context.Context), handle func(context.Context, storage.Event)) {
 	ctx := s.ctx
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		for ctx.Err() == nil {
-			w, err := s.store.Watch(ctx, prefix, storage.WatchOptions{ResourceVersion: rev})
+			w, err := s.store.Watch(ctx, prefix, storage.WatchOptions{ResourceVersion: rev, SendInitialEvents: rev == 0})
 			if err != nil {
 				rev = s.store.Revision()
 				resync(ctx)

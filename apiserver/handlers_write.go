@@ -24,7 +24,8 @@ func (h *handler) store() resourceStore { return h.s.storeOf(h.res) }
 // writeOptions are the options of the request's write: its field manager,
 // subresource and warnings.
 func (h *handler) writeOptions(dryRun bool) *writeOptions {
-	return &writeOptions{Manager: h.manager, Subresource: h.ri.Sub, Applying: h.applying, DryRun: dryRun, Warnings: h}
+	u := h.s.requestUser(h.r)
+	return &writeOptions{Manager: h.manager, Subresource: h.ri.Sub, Applying: h.applying, DryRun: dryRun, Warnings: h, User: &u}
 }
 
 // failErr writes the Status of an error of the store.

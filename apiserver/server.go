@@ -209,6 +209,22 @@ type Config struct {
 	// SkipSystemNamespaces, as the other objects the server makes for
 	// itself, they are not made either.
 	DisableLocalAPIServices bool
+	// DisableBootstrapPolicy leaves out what kube-apiserver's
+	// rbac/bootstrap-roles post-start hook creates: the ClusterRoles,
+	// ClusterRoleBindings, Roles and RoleBindings of a v1.37 cluster
+	// (cluster-admin, admin, edit, view, system:discovery ...,
+	// rbac_bootstrap.go), made by default whatever the authorization mode,
+	// as the hook does whenever the RBAC API is served. With
+	// SkipSystemNamespaces, as the other objects the server makes for
+	// itself, they are not made either. Without them an AuthorizationRBAC
+	// server lets only system:masters and what the stored policy grants in.
+	DisableBootstrapPolicy bool
+	// DisableClusterRoleAggregation turns off what kube-controller-manager's
+	// clusterrole-aggregation-controller does: a ClusterRole with an
+	// aggregationRule gets the rules of the ClusterRoles its selectors
+	// match, kept current (rbac_aggregate.go); the bootstrap admin, edit
+	// and view roles get theirs so.
+	DisableClusterRoleAggregation bool
 	// RootCA is the PEM bundle of the CA that verifies the server's serving
 	// certificate, published as ca.crt of every kube-root-ca.crt ConfigMap.
 	// A server without TLS has none and publishes an empty ca.crt: there is
@@ -398,6 +414,15 @@ func New(cfg Config) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+	}
+	if s.bootstrapPolicyEnabled() {
+		if err := s.createBootstrapPolicy(s.ctx); err != nil { // rbac_bootstrap.go
+			s.Close()
+			return nil, err
+		}
+	}
+	if !cfg.DisableClusterRoleAggregation {
+		s.startClusterRoleAggregation() // stopped by Close (rbac_aggregate.go)
 	}
 	if !cfg.SkipSystemNamespaces && !cfg.DisableLocalAPIServices {
 		if err := s.startLocalAPIServices(); err != nil { // apiservices.go

@@ -105,6 +105,10 @@ type writeOptions struct {
 	// generateName in their refusals, as kube-apiserver's, which run
 	// before the name is drawn.
 	nameGenerated bool
+	// User is who makes the write, for RBAC's escalation checks
+	// (rbac_escalation.go): the request's user; nil for the server's own
+	// writes, which are not checked.
+	User *User
 }
 
 // warner receives the warnings of a write.
@@ -538,6 +542,9 @@ func (rs resourceStore) admitAndValidate(ctx context.Context, o *writeOptions, o
 	if old == nil && o.nameGenerated {
 		name = obj.GetGenerateName()
 	}
+	if st := rs.s.checkEscalation(ctx, rs.res, obj, old, o); st != nil { // before admission, as kube-apiserver's RBAC storage
+		return st
+	}
 	if st := rs.s.admitMutating(ctx, rs.res, name, obj, old, o); st != nil {
 		return st
 	}
@@ -595,6 +602,9 @@ func (rs resourceStore) mergeUpdate(ctx context.Context, o *writeOptions, name s
 		next.SetManagedFields(body.GetManagedFields())
 	} else {
 		rs.track(o, cur, next)
+	}
+	if st := rs.s.checkEscalation(ctx, res, next, cur, o); st != nil {
+		return nil, st
 	}
 	if o.Subresource == "" {
 		if res.PrepareForUpdate != nil {
