@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	rbacv1 "github.com/kapi-dev/kapi/api/rbac/v1"
@@ -26,6 +28,11 @@ const (
 	mastersGroup = "system:masters"
 )
 
+// rbacWriteWait bounds how long a decision waits for the index to follow
+// the server's latest RBAC write; beyond it, it decides with what the
+// index has.
+const rbacWriteWait = 5 * time.Second
+
 // rbacAuthorizer decides with an rbacIndex.
 type rbacAuthorizer struct{ idx *rbacIndex }
 
@@ -38,15 +45,101 @@ type rbacIndex struct {
 	// order they are tried in.
 	clusterRoleBindings []*rbacv1.ClusterRoleBinding
 	roleBindings        map[string][]*rbacv1.RoleBinding // by namespace
+
+	applied  uint64        // the store revision the index has followed to
+	written  atomic.Uint64 // the revision of the latest RBAC write through the server
+	progress chan struct{} // closed and replaced when applied moves
 }
 
 func newRBACIndex() *rbacIndex {
 	return &rbacIndex{clusterRoles: map[string]*rbacv1.ClusterRole{}, roles: map[string]*rbacv1.Role{},
-		roleBindings: map[string][]*rbacv1.RoleBinding{}}
+		roleBindings: map[string][]*rbacv1.RoleBinding{}, progress: make(chan struct{})}
 }
 
+// advance records that the index has followed the store to rev (x.mu
+// held) and wakes the decisions waiting for it.
+func (x *rbacIndex) advance(rev uint64) {
+	if rev <= x.applied {
+		return
+	}
+	x.applied = rev
+	close(x.progress)
+	x.progress = make(chan struct{})
+}
+
+// caughtUp waits until the index has followed every RBAC write made
+// through the server so far, ctx is done, or rbacWriteWait has passed.
+func (x *rbacIndex) caughtUp(ctx context.Context) {
+	want := x.written.Load()
+	var timeout <-chan time.Time
+	for {
+		x.mu.RLock()
+		done, progress := x.applied >= want, x.progress
+		x.mu.RUnlock()
+		if done {
+			return
+		}
+		if timeout == nil {
+			t := time.NewTimer(rbacWriteWait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-progress:
+		case <-ctx.Done():
+			return
+		case <-timeout:
+			return
+		}
+	}
+}
+
+// rbacStore is the server's store noting the revision of every write of
+// an RBAC object (rbacIndex.caughtUp waits for the index to reach it).
+type rbacStore struct {
+	storage.Interface
+	x *rbacIndex
+}
+
+func (w *rbacStore) note(key string, out storage.Object, err error) {
+	if err != nil || !strings.HasPrefix(key, rbacPrefix) {
+		return
+	}
+	if rev, perr := strconv.ParseUint(out.GetResourceVersion(), 10, 64); perr == nil {
+		for {
+			cur := w.x.written.Load()
+			if rev <= cur || w.x.written.CompareAndSwap(cur, rev) {
+				return
+			}
+		}
+	}
+}
+
+func (w *rbacStore) Create(ctx context.Context, key string, obj storage.Object) (storage.Object, error) {
+	out, err := w.Interface.Create(ctx, key, obj)
+	w.note(key, out, err)
+	return out, err
+}
+
+func (w *rbacStore) GuaranteedUpdate(ctx context.Context, key string, allowCreate bool, pre *storage.Preconditions,
+	tryUpdate func(storage.Object) (storage.Object, error)) (storage.Object, error) {
+	out, err := w.Interface.GuaranteedUpdate(ctx, key, allowCreate, pre, tryUpdate)
+	w.note(key, out, err)
+	return out, err
+}
+
+func (w *rbacStore) Delete(ctx context.Context, key string, pre *storage.Preconditions, validate func(storage.Object) error) (storage.Object, error) {
+	out, err := w.Interface.Delete(ctx, key, pre, validate) // out carries the deletion's revision
+	w.note(key, out, err)
+	return out, err
+}
+
+// rbacPrefix is the store prefix of the RBAC group's objects.
+var rbacPrefix = groupKey(rbacGroup)
+
 // startRBAC fills the index of an RBAC server from its store and keeps it
-// current in a goroutine stopped by Close.
+// current in a goroutine stopped by Close. It puts rbacStore on the store,
+// so it runs before any goroutine reads s.store.
 func (s *Server) startRBAC() error {
 	idx := newRBACIndex()
 	rev := s.store.Revision()
@@ -54,7 +147,8 @@ func (s *Server) startRBAC() error {
 		return err
 	}
 	s.rbac = idx
-	s.followStore(groupKey(rbacGroup), rev, time.Second, func(ctx context.Context) {
+	s.store = &rbacStore{Interface: s.store, x: idx}
+	s.followStore(rbacPrefix, rev, time.Second, func(ctx context.Context) {
 		if err := idx.load(ctx, s.store); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.Error("apiserver: rbac index", "err", err)
 		}
@@ -65,6 +159,7 @@ func (s *Server) startRBAC() error {
 // load replaces the index's content with what the store holds.
 func (x *rbacIndex) load(ctx context.Context, st storage.Interface) error {
 	fresh := newRBACIndex()
+	var rev uint64
 	for _, res := range []string{"clusterroles", "roles", "clusterrolebindings", "rolebindings"} {
 		list, err := st.List(ctx, keyOf(rbacGroup, res, "", ""), storage.ListOptions{})
 		if err != nil {
@@ -73,9 +168,11 @@ func (x *rbacIndex) load(ctx context.Context, st storage.Interface) error {
 		for _, o := range list.Items {
 			fresh.put(o)
 		}
+		rev = max(rev, list.Revision)
 	}
 	x.mu.Lock()
 	x.clusterRoles, x.roles, x.clusterRoleBindings, x.roleBindings = fresh.clusterRoles, fresh.roles, fresh.clusterRoleBindings, fresh.roleBindings
+	x.advance(rev)
 	x.mu.Unlock()
 	return nil
 }
@@ -90,6 +187,7 @@ func (x *rbacIndex) apply(ev storage.Event) {
 	case storage.Deleted:
 		x.remove(ev.Object)
 	}
+	x.advance(ev.Revision)
 }
 
 // put adds or replaces o (x.mu held, or x not shared yet).
@@ -276,10 +374,11 @@ func aggregateErrors(errs []error) string {
 // a rule of one of their bindings allows, with kube-apiserver's reason
 // ("RBAC: allowed by ..."). Otherwise it has no opinion (the server
 // denies), with the errors of bindings whose roles are missing as reason.
-func (a rbacAuthorizer) Authorize(_ context.Context, attrs Attributes) (Decision, string, error) {
+func (a rbacAuthorizer) Authorize(ctx context.Context, attrs Attributes) (Decision, string, error) {
 	if slices.Contains(attrs.User.Groups, mastersGroup) {
 		return DecisionAllow, "", nil
 	}
+	a.idx.caughtUp(ctx)
 	var reason string
 	errs := a.idx.visit(attrs.User, attrs.Namespace, func(source func() string, rule *rbacv1.PolicyRule) bool {
 		if ruleAllows(&attrs, rule) {
@@ -301,7 +400,8 @@ func (a rbacAuthorizer) Authorize(_ context.Context, attrs Attributes) (Decision
 // its ClusterRoleBindings first), resource and non-resource apart, as
 // kube-apiserver's RBAC rule resolver. A missing role is an error, with
 // the rules of the other bindings.
-func (a rbacAuthorizer) RulesFor(_ context.Context, user User, namespace string) ([]ResourceRule, []NonResourceRule, bool, error) {
+func (a rbacAuthorizer) RulesFor(ctx context.Context, user User, namespace string) ([]ResourceRule, []NonResourceRule, bool, error) {
+	a.idx.caughtUp(ctx)
 	var rr []ResourceRule
 	var nr []NonResourceRule
 	errs := a.idx.visit(user, namespace, func(_ func() string, rule *rbacv1.PolicyRule) bool {

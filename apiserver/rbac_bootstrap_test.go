@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,6 +116,8 @@ func withoutServerFields(o storage.Object) storage.Object {
 	for i := range mf {
 		mf[i].Time = nil
 	}
+	// Entries are ordered by time, which may differ by a second.
+	slices.SortFunc(mf, func(a, b metav1.ManagedFieldsEntry) int { return strings.Compare(a.Manager, b.Manager) })
 	return c
 }
 

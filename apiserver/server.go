@@ -399,6 +399,13 @@ func New(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	if cfg.AuthorizationMode == AuthorizationRBAC {
+		// Its store hook goes on before any goroutine reads s.store too.
+		if err := s.startRBAC(); err != nil { // rbac.go, stopped by Close
+			s.Close()
+			return nil, err
+		}
+	}
 	s.startWebhooks() // stopped by Close (webhook.go)
 	if !cfg.SkipSystemNamespaces {
 		if err := s.createSystemNamespaces(); err != nil {
@@ -426,12 +433,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if !cfg.SkipSystemNamespaces && !cfg.DisableLocalAPIServices {
 		if err := s.startLocalAPIServices(); err != nil { // apiservices.go
-			s.Close()
-			return nil, err
-		}
-	}
-	if cfg.AuthorizationMode == AuthorizationRBAC {
-		if err := s.startRBAC(); err != nil { // rbac.go, stopped by Close
 			s.Close()
 			return nil, err
 		}

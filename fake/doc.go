@@ -89,14 +89,25 @@
 // exactly what is deterministic). [Fake.FaultCounts] counts the faults by
 // [FaultKind]; [Fake.StopFaults] ends them.
 //
+// # Authorization
+//
+// By default everything is allowed, as in envtest: the client acts as
+// apiserver.AdminUser. Options.RBAC makes the server authorize with RBAC,
+// with a cluster's bootstrap policy and ClusterRole aggregation, and
+// Options.User is whom the client acts as: seed a controller's Role and
+// RoleBinding, act as its service account, and what the Role does not
+// grant fails with 403 Forbidden (client.IsForbidden), with
+// kube-apiserver's message. Seeding is always the admin's, and a Role or
+// binding seeded applies from the next request. See ExampleOptions_rbac.
+//
 // # Determinism
 //
 // By default UIDs count up (00000000-0000-0000-0000-000000000001, …) and
 // generated names end in counting suffixes (bbbbb, bbbbc, …), per Fake, so
 // a test sees the same values on every run; the objects every server
 // creates at start (the four system namespaces, the kubernetes Service,
-// Endpoints and EndpointSlice, the system PriorityClasses) take the first
-// UIDs. Options.Now injects the
+// Endpoints and EndpointSlice, the system PriorityClasses, and with
+// Options.RBAC the bootstrap RBAC policy) take the first UIDs. Options.Now injects the
 // clock behind creation and deletion timestamps (the wall clock by
 // default); Options.NewUID and Options.NameSuffix replace the generators.
 //

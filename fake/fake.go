@@ -76,6 +76,24 @@ type Options struct {
 	// their content, as in envtest, instead of emptying and removing them
 	// (apiserver.Config.DisableNamespaceController).
 	DisableNamespaceController bool
+	// RBAC makes the server authorize every request with RBAC
+	// (apiserver.AuthorizationRBAC) as a cluster does, with a cluster's
+	// bootstrap policy (cluster-admin, admin, edit, view, discovery for
+	// every authenticated user ...) and ClusterRole aggregation, so that
+	// a test can check that a controller's Role grants what it needs: the
+	// client acting as User (a service account, say) gets 403 Forbidden
+	// for what its bindings do not allow. Seeding (New's objects, Seed) is
+	// done as the admin, in system:masters: seed the Roles and bindings
+	// under test. Off by default: everything is allowed, as in envtest,
+	// and the server makes none of the bootstrap policy's objects.
+	RBAC bool
+	// User is who the client acts as (default apiserver.AdminUser, in
+	// system:masters: allowed everything whatever RBAC says). It is what
+	// the server authenticates every request of the client (and of
+	// clients made from Config) as; its groups are the user's own, with
+	// system:authenticated added as kube-apiserver's authenticator does.
+	User *apiserver.User
+
 	// BookmarkInterval is how often an idle watch that allows bookmarks gets
 	// one (default the server's, 1 minute; tests of bookmarks set a few
 	// milliseconds).
@@ -124,6 +142,9 @@ type Fake struct {
 
 	faults  *injector     // nil: no faults
 	closing chan struct{} // closed by Close
+	// authenticates is set when the server authenticates requests
+	// (Options.User): seeding requests then carry the admin's token.
+	authenticates bool
 
 	reactorMu sync.RWMutex
 	reactors  []reactor // replaced, never modified in place
@@ -205,8 +226,21 @@ func start(opts Options) (*Fake, error) {
 	if !opts.ServiceAccountController {
 		disabledPlugins = []string{"ServiceAccount"}
 	}
+	var auth *apiserver.Authentication
+	if opts.User != nil {
+		auth = &apiserver.Authentication{Tokens: map[string]apiserver.User{
+			adminToken: apiserver.AdminUser,
+			userToken:  *opts.User,
+		}}
+	}
+	mode := apiserver.AuthorizationAlwaysAllow
+	if opts.RBAC {
+		mode = apiserver.AuthorizationRBAC
+	}
 	srv, err := apiserver.New(apiserver.Config{
-		Registry:         opts.Registry,
+		Authentication:    auth,
+		AuthorizationMode: mode,
+		Registry:          opts.Registry,
 		HistoryWindow:    opts.HistoryWindow,
 		BookmarkInterval: opts.BookmarkInterval,
 		Now:              opts.Now,
@@ -220,12 +254,14 @@ func start(opts Options) (*Fake, error) {
 		DisableRootCAPublisher:          !opts.RootCAPublisher,
 		DisableAdmissionPlugins:         disabledPlugins,
 		DisableLocalAPIServices:         !opts.LocalAPIServices,
+		DisableBootstrapPolicy:          !opts.RBAC,
+		DisableClusterRoleAggregation:   !opts.RBAC,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fake: starting the server: %w", err)
 	}
 	f := &Fake{server: srv, handler: srv, logger: opts.Logger, active: map[*exchange]struct{}{},
-		faults: newInjector(opts.Faults), closing: make(chan struct{})}
+		faults: newInjector(opts.Faults), closing: make(chan struct{}), authenticates: auth != nil}
 	f.config = client.Config{
 		Host:        Host,
 		Transport:   &transport{f: f},
@@ -235,6 +271,9 @@ func start(opts Options) (*Fake, error) {
 		MaxRetries:  opts.MaxRetries,
 		Logger:      opts.Logger,
 	}
+	if auth != nil {
+		f.config.BearerToken = userToken
+	}
 	f.client, err = client.New(f.Config())
 	if err != nil {
 		_ = f.Close()
@@ -242,6 +281,15 @@ func start(opts Options) (*Fake, error) {
 	}
 	return f, nil
 }
+
+// The bearer tokens of a Fake whose client acts as Options.User: the
+// client's, and the admin's that seeding uses. They never leave the
+// process.
+const (
+	userToken  = "kapi-fake-user"
+	adminToken = "kapi-fake-admin"
+)
+
 
 // Client returns the Fake's client: the same *client.Client type
 // client.New returns, for client.For (typed), client.Dynamic and
