@@ -241,12 +241,12 @@ func start(opts Options) (*Fake, error) {
 		Authentication:    auth,
 		AuthorizationMode: mode,
 		Registry:          opts.Registry,
-		HistoryWindow:    opts.HistoryWindow,
-		BookmarkInterval: opts.BookmarkInterval,
-		Now:              opts.Now,
-		NewUID:           opts.NewUID,
-		NameSuffix:       opts.NameSuffix,
-		Logger:           opts.Logger,
+		HistoryWindow:     opts.HistoryWindow,
+		BookmarkInterval:  opts.BookmarkInterval,
+		Now:               opts.Now,
+		NewUID:            opts.NewUID,
+		NameSuffix:        opts.NameSuffix,
+		Logger:            opts.Logger,
 
 		DisableGarbageCollector:         opts.DisableGarbageCollector,
 		DisableNamespaceController:      opts.DisableNamespaceController,
@@ -289,7 +289,6 @@ const (
 	userToken  = "kapi-fake-user"
 	adminToken = "kapi-fake-admin"
 )
-
 
 // Client returns the Fake's client: the same *client.Client type
 // client.New returns, for client.For (typed), client.Dynamic and
