@@ -239,3 +239,31 @@ func TestRBACAuthorize(t *testing.T) {
 		t.Errorf("RulesFor of a missing role: %v", err)
 	}
 }
+
+// A decision waits until the index has followed the RBAC writes made
+// through the server before it, and no longer.
+func TestRBACWaitsForWrites(t *testing.T) {
+	x := newRBACIndex()
+	x.written.Store(7)
+	done := make(chan struct{})
+	go func() {
+		x.caughtUp(t.Context())
+		close(done)
+	}()
+	x.mu.Lock()
+	x.advance(6)
+	x.mu.Unlock()
+	select {
+	case <-done:
+		t.Fatal("decided before the index reached the last write")
+	case <-time.After(50 * time.Millisecond): // it must still be waiting
+	}
+	x.mu.Lock()
+	x.advance(7)
+	x.mu.Unlock()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting once the index reached the last write")
+	}
+}
