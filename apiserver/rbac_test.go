@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -240,30 +241,47 @@ func TestRBACAuthorize(t *testing.T) {
 	}
 }
 
-// A decision waits until the index has followed the RBAC writes made
-// through the server before it, and no longer.
+// A decision (Authorize and RulesFor) waits until the index has followed
+// the RBAC writes made through the server before it, and no longer; the
+// server's writes of RBAC objects are noted.
 func TestRBACWaitsForWrites(t *testing.T) {
-	x := newRBACIndex()
-	x.written.Store(7)
-	done := make(chan struct{})
-	go func() {
-		x.caughtUp(t.Context())
-		close(done)
-	}()
-	x.mu.Lock()
-	x.advance(6)
-	x.mu.Unlock()
-	select {
-	case <-done:
-		t.Fatal("decided before the index reached the last write")
-	case <-time.After(50 * time.Millisecond): // it must still be waiting
+	srv, err := New(Config{AuthorizationMode: AuthorizationRBAC, SkipSystemNamespaces: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	x.mu.Lock()
-	x.advance(7)
-	x.mu.Unlock()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("still waiting once the index reached the last write")
+	defer srv.Close()
+	if code, body := serve(t, srv, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"metadata":{"name":"c"}}`); code != http.StatusCreated {
+		t.Fatalf("%d %v", code, body)
+	} else if rv := body["metadata"].(map[string]any)["resourceVersion"]; fmt.Sprint(srv.rbac.written.Load()) != rv {
+		t.Errorf("the write of revision %v noted as %d", rv, srv.rbac.written.Load())
+	}
+
+	for _, decide := range []func(Authorizer){
+		func(a Authorizer) { a.Authorize(t.Context(), Attributes{User: User{Name: "u"}, Verb: "get", Path: "/"}) },
+		func(a Authorizer) { a.RulesFor(t.Context(), User{Name: "u"}, "") },
+	} {
+		x := newRBACIndex()
+		x.written.Store(7)
+		done := make(chan struct{})
+		go func() {
+			decide(rbacAuthorizer{x})
+			close(done)
+		}()
+		x.mu.Lock()
+		x.advance(6)
+		x.mu.Unlock()
+		select {
+		case <-done:
+			t.Fatal("decided before the index reached the last write")
+		case <-time.After(50 * time.Millisecond): // it must still be waiting
+		}
+		x.mu.Lock()
+		x.advance(7)
+		x.mu.Unlock()
+		select {
+		case <-done:
+		case <-time.After(rbacWriteWait / 2): // well before it would give up waiting
+			t.Fatal("still waiting once the index reached the last write")
+		}
 	}
 }
