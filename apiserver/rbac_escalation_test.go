@@ -149,16 +149,59 @@ func TestEscalationRefused(t *testing.T) {
 }
 
 // With AlwaysAllow every user may escalate and bind: nothing is refused.
-func TestEscalationAlwaysAllow(t *testing.T) {
+// With an authorizer that allows neither, the rules it lists for the
+// writer decide, but for members of system:masters.
+func TestEscalationOtherAuthorizers(t *testing.T) {
+	const all = `{"metadata":{"name":"all"},"rules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}]}`
+	const crs = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
 	srv, err := New(Config{SkipSystemNamespaces: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	if code, body := serve(t, srv, "POST", "/api/v1/namespaces", `{"metadata":{"name":"rbac-i17-cap"}}`); code != http.StatusCreated {
-		t.Fatalf("%d %v", code, body)
+	if st := createAs(t, srv, capsa, crs, all); st != nil {
+		t.Errorf("AlwaysAllow: %s", st.Message)
 	}
-	if st := createAs(t, srv, capsa, "/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"metadata":{"name":"all"},"rules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}]}`); st != nil {
-		t.Error(st.Message)
+
+	deny, err := New(Config{SkipSystemNamespaces: true, Authorizer: denyAll{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deny.Close()
+	if st := createAs(t, deny, capsa, crs, all); st == nil || st.Code != http.StatusForbidden {
+		t.Errorf("an authorizer allowing nothing: %+v", st)
+	}
+	if st := createAs(t, deny, User{Name: "root", Groups: []string{"system:masters"}}, crs, all); st != nil {
+		t.Errorf("system:masters: %s", st.Message)
+	}
+}
+
+// ruleCovers and uncoveredRules: what an owner's rule grants of a
+// requested rule, right by right (names, "*/sub", URL prefixes, verbs).
+func TestRuleCovers(t *testing.T) {
+	r := func(verbs, groups, resources, names, urls []string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources, ResourceNames: names, NonResourceURLs: urls}
+	}
+	s := func(v ...string) []string { return v }
+	for _, tt := range []struct {
+		owner, req rbacv1.PolicyRule
+		missing    int
+	}{
+		{r(s("get"), s(""), s("pods"), s("a"), nil), r(s("get"), s(""), s("pods"), s("a"), nil), 0},
+		{r(s("get"), s(""), s("pods"), s("a"), nil), r(s("get"), s(""), s("pods"), nil, nil), 1},
+		{r(s("get"), s(""), s("pods"), s("a"), nil), r(s("get"), s(""), s("pods"), s("a", "b"), nil), 1},
+		{r(s("get"), s(""), s("pods"), nil, nil), r(s("get"), s(""), s("pods"), s("a", "b"), nil), 0},
+		{r(s("get"), s("apps"), s("*/scale"), nil, nil), r(s("get"), s("apps"), s("deployments/scale", "statefulsets/scale"), nil, nil), 0},
+		{r(s("get"), s("apps"), s("*/scale"), nil, nil), r(s("get"), s("apps"), s("deployments/status"), nil, nil), 1},
+		{r(s("get"), s("apps"), s("*/scale"), nil, nil), r(s("get"), s("apps"), s("deployments"), nil, nil), 1},
+		{r(s("*"), s("*"), s("*"), nil, nil), r(s("get", "escalate"), s("x", ""), s("a/b", "c"), s("n"), nil), 0},
+		{r(s("get", "list"), s(""), s("pods"), nil, nil), r(s("get", "list", "watch"), s(""), s("pods"), nil, nil), 1},
+		{r(s("get"), nil, nil, nil, s("/logs/*")), r(s("get"), nil, nil, nil, s("/logs/x", "/logs/")), 0},
+		{r(s("get"), nil, nil, nil, s("/logs/*")), r(s("get"), nil, nil, nil, s("/logs")), 1},
+		{r(s("get"), s("*"), s("*"), nil, nil), r(s("get"), nil, nil, nil, s("/healthz")), 1},
+	} {
+		if got := uncoveredRules([]rbacv1.PolicyRule{tt.owner}, []rbacv1.PolicyRule{tt.req}); len(got) != tt.missing {
+			t.Errorf("%+v over %+v: missing %v, want %d", tt.owner, tt.req, got, tt.missing)
+		}
 	}
 }
