@@ -51,12 +51,14 @@ func TestKindsGolden(t *testing.T) {
 			// server advertised a non-loopback address (Endpoints refuse
 			// loopback ones).
 			// Its clients were the static-token user admin (a CSR's
-			// requester), AdminUser.
+			// requester), AdminUser. Its aggregated ClusterRole was read
+			// back before the controller manager aggregated it (a race
+			// there, and here without DisableClusterRoleAggregation).
 			reg, err := registry.BuiltinWith(registry.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := New(Config{DisableRootCAPublisher: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1"), Registry: reg})
+			srv, err := New(Config{DisableRootCAPublisher: true, DisableClusterRoleAggregation: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1"), Registry: reg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -717,7 +719,7 @@ func TestKindsGoldenVirtual(t *testing.T) {
 	// The capture ran within one second: kapi's clock stands still at
 	// it, so that the times it stamps compare as the capture's.
 	captured := time.Date(2026, 11, 24, 16, 2, 1, 0, time.UTC)
-	srv, err := New(Config{DisableRootCAPublisher: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1"),
+	srv, err := New(Config{DisableRootCAPublisher: true, DisableClusterRoleAggregation: true, AdvertiseAddress: netip.MustParseAddr("192.0.2.1"),
 		Now: func() time.Time { return captured }})
 	if err != nil {
 		t.Fatal(err)
