@@ -46,6 +46,7 @@ type rbacIndex struct {
 	clusterRoleBindings []*rbacv1.ClusterRoleBinding
 	roleBindings        map[string][]*rbacv1.RoleBinding // by namespace
 
+	from     uint64        // the revision the index was loaded at, which the watch follows from
 	applied  uint64        // the store revision the index has followed to
 	written  atomic.Uint64 // the revision of the latest RBAC write through the server
 	progress chan struct{} // closed and replaced when applied moves
@@ -137,23 +138,29 @@ func (w *rbacStore) Delete(ctx context.Context, key string, pre *storage.Precond
 // rbacPrefix is the store prefix of the RBAC group's objects.
 var rbacPrefix = groupKey(rbacGroup)
 
-// startRBAC fills the index of an RBAC server from its store and keeps it
-// current in a goroutine stopped by Close. It puts rbacStore on the store,
-// so it runs before any goroutine reads s.store.
+// startRBAC fills the index of an RBAC server from its store and puts
+// rbacStore on the store, so it runs before any goroutine reads s.store;
+// followRBAC then keeps the index current.
 func (s *Server) startRBAC() error {
 	idx := newRBACIndex()
-	rev := s.store.Revision()
+	idx.from = s.store.Revision()
 	if err := idx.load(s.ctx, s.store); err != nil {
 		return err
 	}
 	s.rbac = idx
 	s.store = &rbacStore{Interface: s.store, x: idx}
-	s.followStore(rbacPrefix, rev, time.Second, func(ctx context.Context) {
+	return nil
+}
+
+// followRBAC keeps the index current from the store's watch, in a
+// goroutine stopped by Close, once s.store is final.
+func (s *Server) followRBAC() {
+	idx := s.rbac
+	s.followStore(rbacPrefix, idx.from, time.Second, func(ctx context.Context) {
 		if err := idx.load(ctx, s.store); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.Error("apiserver: rbac index", "err", err)
 		}
 	}, func(_ context.Context, ev storage.Event) { idx.apply(ev) })
-	return nil
 }
 
 // load replaces the index's content with what the store holds.

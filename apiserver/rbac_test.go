@@ -257,7 +257,9 @@ func TestRBACWaitsForWrites(t *testing.T) {
 	}
 
 	for _, decide := range []func(Authorizer){
-		func(a Authorizer) { a.Authorize(t.Context(), Attributes{User: User{Name: "u"}, Verb: "get", Path: "/"}) },
+		func(a Authorizer) {
+			a.Authorize(t.Context(), Attributes{User: User{Name: "u"}, Verb: "get", Path: "/"})
+		},
 		func(a Authorizer) { a.RulesFor(t.Context(), User{Name: "u"}, "") },
 	} {
 		x := newRBACIndex()

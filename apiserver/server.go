@@ -401,7 +401,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AuthorizationMode == AuthorizationRBAC {
 		// Its store hook goes on before any goroutine reads s.store too.
-		if err := s.startRBAC(); err != nil { // rbac.go, stopped by Close
+		if err := s.startRBAC(); err != nil { // rbac.go
 			s.Close()
 			return nil, err
 		}
@@ -439,6 +439,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.namespaceDefaultsEnabled() {
 		s.startNamespaceDefaults() // stopped by Close (nsdefaults.go)
+	}
+	if s.rbac != nil {
+		s.followRBAC() // stopped by Close (rbac.go)
 	}
 	// Last, once s.store is final: the collector's goroutine reads it.
 	if !cfg.DisableGarbageCollector {
