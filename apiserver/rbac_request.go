@@ -117,8 +117,12 @@ func fieldSelectorName(fs string) (string, bool) {
 // and answers 403 (500 when the authorizer fails) unless it allows r, as
 // kube-apiserver's authorization filter.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
+	authz := s.authorizer()
+	if _, ok := authz.(AlwaysAllow); ok {
+		return true // the default: no need to resolve the request
+	}
 	a := requestAttributes(r, s.requestUser(r))
-	d, reason, err := s.authorizer().Authorize(r.Context(), a)
+	d, reason, err := authz.Authorize(r.Context(), a)
 	if d == DecisionAllow {
 		return true
 	}
