@@ -22,8 +22,12 @@ func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request) (*h
 
 // limitInFlight admits r within the in-flight bounds or answers 429 and
 // returns false; release ends r's share.
-func (s *Server) limitInFlight(http.ResponseWriter, *http.Request) (release func(), ok bool) {
-	return func() {}, true
+func (s *Server) limitInFlight(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	release, ok = s.inflight.admit(r, s.requestUser(r)) // inflight.go
+	if !ok {
+		tooManyRequests(w)
+	}
+	return release, ok
 }
 
 // authorizeRequest asks the authorizer whether r's user may make r; it

@@ -314,6 +314,7 @@ type Server struct {
 	webhooks        *webhooks  // the admission webhooks configured (webhook.go)
 	lastModes       lastModes  // the impersonation mode that last worked, by user (authn_impersonate.go)
 	rbac            *rbacIndex // the RBAC policy of AuthorizationRBAC (rbac.go); nil in other modes
+	inflight        inFlight   // the in-flight bounds (inflight.go)
 }
 
 // New builds a server from cfg.
@@ -372,7 +373,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version.GitVersion == "" {
 		cfg.Version = defaultVersion()
 	}
-	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096), apiServicesKick: make(chan struct{}, 1)}
+	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096), apiServicesKick: make(chan struct{}, 1),
+		inflight: newInFlight(cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if s.store == nil && cfg.DataDir != "" {
 		store, err := s.openDataDir() // storage_codec.go
