@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rsa"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -40,6 +41,18 @@ type options struct {
 	webhookServices webhookServiceMap
 	// dataDir is --data-dir (Config.DataDir).
 	dataDir string
+	// The serving certificate files and the client CA (tls.go).
+	tlsCertFile, tlsKeyFile, clientCAFile string
+	// kube-apiserver's authentication and authorization flags (auth.go).
+	tokenAuthFile         string
+	anonymousAuth         bool
+	authorizationMode     apiserver.AuthorizationMode // "": by authConfig's default
+	serviceAccountIssuer  string
+	serviceAccountKeys    fileList
+	serviceAccountSigning string
+	// The in-flight bounds (Config.MaxRequestsInFlight and
+	// MaxMutatingRequestsInFlight; 0 here is no bound, as kube-apiserver's).
+	maxInFlight, maxMutatingInFlight int
 }
 
 // usageError is a command line that does not parse; main exits with status 2
@@ -71,6 +84,17 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	enableAdmission := fs.String("enable-admission-plugins", "", "admission `plugins` to enable in addition to the default ones, as kube-apiserver's flag (kapi implements only the default ones: "+strings.Join(apiserver.DefaultAdmissionPlugins, ", ")+")")
 	disableAdmission := fs.String("disable-admission-plugins", "", "admission `plugins` to disable although they are enabled by default, as kube-apiserver's flag (comma-separated names)")
 	fs.Var(&o.webhookServices, "webhook-service-map", "where admission and CRD conversion webhooks configured with a service are reached, as envtest rewrites them: `namespace/name[:port]=host:port` (repeatable; the port is the service's, 443 by default)")
+	fs.StringVar(&o.tlsCertFile, "tls-cert-file", "", "`file` of the serving certificate (PEM, followed by its chain), reloaded when it changes; with --tls-private-key-file, instead of --tls's self-signed one")
+	fs.StringVar(&o.tlsKeyFile, "tls-private-key-file", "", "`file` of the serving certificate's private key (PEM), reloaded when it changes")
+	fs.StringVar(&o.clientCAFile, "client-ca-file", "", "`file` of the CA certificates (PEM) that verify client certificates: the user is the certificate's common name, its groups the organizations (needs TLS)")
+	fs.StringVar(&o.tokenAuthFile, "token-auth-file", "", "`file` of static bearer tokens, kube-apiserver's CSV format: token,user,uid[,\"group1,group2\"] (needs TLS)")
+	fs.BoolVar(&o.anonymousAuth, "anonymous-auth", true, "with --token-auth-file or --client-ca-file, let requests without credentials in as system:anonymous (RBAC lets it read only /healthz, /version and discovery); false: 401")
+	authzMode := fs.String("authorization-mode", "", "comma-separated authorizers, as kube-apiserver's flag: AlwaysAllow or RBAC (Node is accepted and ignored, as in Node,RBAC: kapi has no kubelets); default RBAC with --token-auth-file or --client-ca-file, AlwaysAllow otherwise")
+	fs.StringVar(&o.serviceAccountIssuer, "service-account-issuer", "", "`issuer` (iss) of the service account tokens the server signs and accepts (default https://kubernetes.default.svc.cluster.local)")
+	fs.Var(&o.serviceAccountKeys, "service-account-key-file", "`file` of PEM public keys (or private keys, or certificates) that verify service account tokens besides the signing key's (repeatable, or comma-separated)")
+	fs.StringVar(&o.serviceAccountSigning, "service-account-signing-key-file", "", "`file` of the PEM RSA private key that signs service account tokens (default a key generated at start)")
+	fs.IntVar(&o.maxInFlight, "max-requests-inflight", 400, "bound on the read-only requests served at once; more get 429 (0: no bound; watches are not counted; system:masters is exempt)")
+	fs.IntVar(&o.maxMutatingInFlight, "max-mutating-requests-inflight", 200, "bound on the mutating requests served at once; more get 429 (0: no bound; system:masters is exempt)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory, or durable with --data-dir).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -121,15 +145,30 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return bad("--%s must be positive, not %v", d.name, d.v)
 		}
 	}
+	if o.maxInFlight < 0 || o.maxMutatingInFlight < 0 {
+		return bad("--max-requests-inflight and --max-mutating-requests-inflight can not be negative")
+	}
+	if (o.tlsCertFile == "") != (o.tlsKeyFile == "") {
+		return bad("--tls-cert-file and --tls-private-key-file go together")
+	}
+	if o.tlsCertFile != "" && o.tls {
+		return bad("--tls generates a certificate: give it or --tls-cert-file, not both")
+	}
+	if o.authorizationMode, err = parseAuthorizationMode(*authzMode); err != nil {
+		return bad("--authorization-mode: %v", err)
+	}
+	if (o.tokenAuthFile != "" || o.clientCAFile != "") && !o.https() {
+		return bad("--token-auth-file and --client-ca-file need TLS (--tls or --tls-cert-file): kubectl and client-go send credentials only to an https:// server")
+	}
 	if strings.ContainsFunc(o.token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return bad("--token must not contain spaces or control characters")
 	}
-	if o.token != "" && !o.tls {
+	if o.token != "" && !o.https() {
 		// client-go's clientcmd applies a kubeconfig's credentials only when
 		// the server URL is https ("only try to read the auth information if
 		// we are secure"), so kubectl would never send the token; and it
 		// would travel in clear text.
-		return bad("--token needs --tls: kubectl and client-go send a token only to an https:// server")
+		return bad("--token needs TLS (--tls or --tls-cert-file): kubectl and client-go send a token only to an https:// server")
 	}
 	return o, nil
 }
@@ -166,20 +205,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close() // Serve closes it too; this covers the early returns
 	addr := ln.Addr().(*net.TCPAddr)
-	url := serverURL(addr, o.tls)
-	if !addr.IP.IsLoopback() && o.token == "" {
-		logger.Warn("listening beyond loopback without --token: anyone who can reach the port has full access", "addr", addr.String())
+	url := serverURL(addr, o.https())
+	auth, adminToken, err := o.authentication()
+	if err != nil {
+		return fmt.Errorf("authentication: %w", err)
+	}
+	if !addr.IP.IsLoopback() && adminToken == "" {
+		logger.Warn("listening beyond loopback without --token, --token-auth-file or --client-ca-file: anyone who can reach the port has full access", "addr", addr.String())
 	}
 
 	var tlsConfig *tls.Config
 	var caPEM []byte
-	if o.tls {
+	switch {
+	case o.tls:
 		cert, ca, err := selfSignedCertificate(addr.IP, time.Now())
 		if err != nil {
 			return fmt.Errorf("generating the TLS certificate: %w", err)
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		caPEM = ca
+	case o.tlsCertFile != "":
+		files, err := loadCertFiles(o.tlsCertFile, o.tlsKeyFile, logger)
+		if err != nil {
+			return fmt.Errorf("loading the serving certificate: %w", err)
+		}
+		tlsConfig = &tls.Config{GetCertificate: files.GetCertificate, MinVersion: tls.VersionTLS12}
+		caPEM = files.caBundle()
+	}
+	if auth != nil && auth.ClientCA != nil {
+		// Asked for, not required, and not verified here: the server's
+		// authenticator verifies them (a request without one may have a
+		// token, or be anonymous).
+		tlsConfig.ClientAuth = tls.RequestClientCert
+	}
+	var signingKey *rsa.PrivateKey
+	if o.serviceAccountSigning != "" {
+		if signingKey, err = readSigningKey(o.serviceAccountSigning); err != nil {
+			return fmt.Errorf("--service-account-signing-key-file: %w", err)
+		}
 	}
 	// The server is built once the listener is known: the kubernetes
 	// Service points at its port, kube-root-ca.crt holds its CA.
@@ -201,6 +264,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DisableAdmissionPlugins: o.disabledAdmission,
 		WebhookServiceMap:       o.webhookServices,
 		DataDir:                 o.dataDir,
+
+		Authentication:              auth,
+		AuthorizationMode:           o.effectiveAuthorizationMode(),
+		ServiceAccountIssuer:        o.serviceAccountIssuer,
+		ServiceAccountKey:           signingKey,
+		MaxRequestsInFlight:         inflightBound(o.maxInFlight),
+		MaxMutatingRequestsInFlight: inflightBound(o.maxMutatingInFlight),
 	}
 	applyControllers(&cfg, o.controllers)
 	api, err := apiserver.New(cfg)
@@ -214,7 +284,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	if o.kubeconfig != "" {
-		if err := writeKubeconfig(o.kubeconfig, url, caPEM, o.token); err != nil {
+		if err := writeKubeconfig(o.kubeconfig, url, caPEM, adminToken); err != nil {
 			return fmt.Errorf("writing the kubeconfig: %w", err)
 		}
 	}
@@ -224,7 +294,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	watches, endWatches := context.WithCancel(context.Background())
 	defer endWatches()
 	var h http.Handler = endWatchesWith(watches, api)
-	if o.token != "" {
+	if o.token != "" && auth == nil {
 		h = requireToken(o.token, h)
 	}
 	if logger.Enabled(ctx, slog.LevelDebug) {
@@ -241,13 +311,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	served := make(chan error, 1)
 	go func() {
-		if o.tls {
+		if tlsConfig != nil {
 			served <- hs.ServeTLS(ln, "", "") // certificates from TLSConfig; enables HTTP/2
 		} else {
 			served <- hs.Serve(ln)
 		}
 	}()
-	logger.Info("serving", "url", url, "tls", o.tls, "token", o.token != "", "kubeconfig", o.kubeconfig)
+	logger.Info("serving", "url", url, "tls", tlsConfig != nil, "token", o.token != "", "authentication", auth != nil,
+		"authorization", cfg.AuthorizationMode, "kubeconfig", o.kubeconfig)
 	fmt.Fprintf(stdout, "kapi-apiserver listening on %s\n", url)
 
 	select {
@@ -272,6 +343,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// inflightBound is the Config bound of an in-flight flag: the flag's 0 is
+// no bound, Config's is the default.
+func inflightBound(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // serverURL is the URL clients use to reach a server listening on addr. An

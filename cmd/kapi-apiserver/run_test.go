@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kapi-dev/kapi/apiserver"
 	"github.com/kapi-dev/kapi/apiserver/registry"
 )
 
@@ -28,6 +29,7 @@ func TestParseFlags(t *testing.T) {
 		listen: "127.0.0.1:0", historyWindow: 5 * time.Minute, bookmarkInterval: time.Minute,
 		minWatchTimeout: 30 * time.Minute, shutdownTimeout: 10 * time.Second, logLevel: slog.LevelInfo,
 		controllers: allOn, serviceRange: netip.MustParsePrefix("10.96.0.0/12"), nodePortRange: registry.PortRange{Base: 30000, Size: 2768},
+		anonymousAuth: true, maxInFlight: 400, maxMutatingInFlight: 200,
 	}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("defaults %+v, want %+v", *o, want)
@@ -36,7 +38,10 @@ func TestParseFlags(t *testing.T) {
 	o, err = parseFlags([]string{"--listen=[::1]:8080", "--write-kubeconfig", "/tmp/kc", "--tls", "--token=t",
 		"--history-window=1m", "--bookmark-interval=2s", "--min-watch-timeout=3s", "--shutdown-timeout=4s", "--log-level=DEBUG",
 		"--controllers=*,-serviceaccount-controller,-garbage-collector-controller", "--service-cluster-ip-range=10.0.0.0/24",
-		"--service-node-port-range=20000+99", "--advertise-address=192.0.2.1"}, io.Discard)
+		"--service-node-port-range=20000+99", "--advertise-address=192.0.2.1",
+		"--client-ca-file=ca.crt", "--token-auth-file=tokens.csv", "--anonymous-auth=false", "--authorization-mode=Node,RBAC",
+		"--service-account-issuer=https://issuer", "--service-account-key-file=a.pub,b.pub", "--service-account-key-file=c.pub",
+		"--service-account-signing-key-file=sa.key", "--max-requests-inflight=0", "--max-mutating-requests-inflight=7"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +51,9 @@ func TestParseFlags(t *testing.T) {
 		controllers:  map[string]bool{ctrlGarbageCollector: false, ctrlNamespace: true, ctrlServiceAccount: false, ctrlRootCAPublisher: true},
 		serviceRange: netip.MustParsePrefix("10.0.0.0/24"), nodePortRange: registry.PortRange{Base: 20000, Size: 100},
 		advertise: netip.MustParseAddr("192.0.2.1"),
+		clientCAFile: "ca.crt", tokenAuthFile: "tokens.csv", authorizationMode: apiserver.AuthorizationRBAC,
+		serviceAccountIssuer: "https://issuer", serviceAccountKeys: fileList{"a.pub", "b.pub", "c.pub"},
+		serviceAccountSigning: "sa.key", maxInFlight: 0, maxMutatingInFlight: 7,
 	}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("parsed %+v, want %+v", *o, want)
@@ -64,7 +72,18 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--history-window=soon"}, "invalid value"},
 		{[]string{"--log-level=chatty"}, "invalid value"},
 		{[]string{"--tls", "--token=a b"}, "--token must not contain spaces"},
-		{[]string{"--token=t"}, "--token needs --tls"},
+		{[]string{"--token=t"}, "--token needs TLS"},
+		{[]string{"--token-auth-file=f"}, "need TLS"},
+		{[]string{"--client-ca-file=f"}, "need TLS"},
+		{[]string{"--tls-cert-file=c"}, "go together"},
+		{[]string{"--tls-private-key-file=k"}, "go together"},
+		{[]string{"--tls", "--tls-cert-file=c", "--tls-private-key-file=k"}, "not both"},
+		{[]string{"--authorization-mode=Webhook"}, `not "Webhook"`},
+		{[]string{"--authorization-mode=RBAC,AlwaysAllow"}, "one of AlwaysAllow and RBAC"},
+		{[]string{"--authorization-mode=RBAC,RBAC"}, "listed twice"},
+		{[]string{"--authorization-mode=Node"}, "add RBAC"},
+		{[]string{"--max-requests-inflight=-1"}, "can not be negative"},
+		{[]string{"--max-mutating-requests-inflight=-1"}, "can not be negative"},
 		{[]string{"--controllers=*,-kubelet"}, `unknown controller "kubelet"`},
 		{[]string{"--service-cluster-ip-range=fd00::/108"}, "--service-cluster-ip-range"},
 		{[]string{"--service-cluster-ip-range=10.0.0.0/31"}, "--service-cluster-ip-range"},
@@ -91,7 +110,10 @@ func TestParseFlags(t *testing.T) {
 	if _, err := parseFlags([]string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
 	}
-	for _, f := range []string{"-listen", "-write-kubeconfig", "-tls", "-token", "-history-window", "-bookmark-interval", "-min-watch-timeout", "-shutdown-timeout", "-log-level"} {
+	for _, f := range []string{"-listen", "-write-kubeconfig", "-tls", "-token", "-history-window", "-bookmark-interval", "-min-watch-timeout", "-shutdown-timeout", "-log-level",
+		"-tls-cert-file", "-tls-private-key-file", "-client-ca-file", "-token-auth-file", "-anonymous-auth", "-authorization-mode",
+		"-service-account-issuer", "-service-account-key-file", "-service-account-signing-key-file",
+		"-max-requests-inflight", "-max-mutating-requests-inflight"} {
 		if !strings.Contains(stderr.String(), f) {
 			t.Errorf("usage does not list %s:\n%s", f, &stderr)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,7 +10,10 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"log/slog"
 	"net"
+	"os"
+	"sync"
 	"time"
 )
 
@@ -76,4 +80,95 @@ func selfSignedCertificate(ip net.IP, now time.Time) (tls.Certificate, []byte, e
 	}
 	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
 	return cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), nil
+}
+
+// certFiles serves the certificate and key of --tls-cert-file and
+// --tls-private-key-file, reloaded when the files change: every TLS
+// handshake reads both files and parses them again when their contents
+// differ from the last pair served, so a new connection gets the files'
+// certificate as soon as they are rewritten. A pair that does not load
+// (one file written, not yet the other) leaves the last good certificate
+// in service.
+type certFiles struct {
+	certFile, keyFile string
+	logger            *slog.Logger
+
+	mu        sync.Mutex
+	certPEM   []byte
+	keyPEM    []byte
+	cert      *tls.Certificate
+	lastError string // the error last logged, so that it is logged once
+}
+
+// loadCertFiles loads the pair a first time; it fails when it does not load.
+func loadCertFiles(certFile, keyFile string, logger *slog.Logger) (*certFiles, error) {
+	c := &certFiles{certFile: certFile, keyFile: keyFile, logger: logger}
+	if err := c.reload(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// reload reads the files and, when they changed, parses them.
+func (c *certFiles) reload() error {
+	certPEM, err := os.ReadFile(c.certFile)
+	if err != nil {
+		return err
+	}
+	keyPEM, err := os.ReadFile(c.keyFile)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cert != nil && bytes.Equal(certPEM, c.certPEM) && bytes.Equal(keyPEM, c.keyPEM) {
+		return nil
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return fmt.Errorf("%s and %s: %w", c.certFile, c.keyFile, err)
+	}
+	c.certPEM, c.keyPEM, c.cert, c.lastError = certPEM, keyPEM, &cert, ""
+	return nil
+}
+
+// GetCertificate is the tls.Config hook: the files' certificate, reloaded
+// if they changed.
+func (c *certFiles) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	err := c.reload()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil && err.Error() != c.lastError {
+		c.lastError = err.Error()
+		c.logger.Warn("the serving certificate files do not load; serving the last good certificate", "err", err)
+	}
+	return c.cert, nil
+}
+
+// caBundle is the PEM a client of the kubeconfig trusts: the certificates
+// of the cert file after the first (the chain up to its CA) when it has
+// them, else the serving certificate itself.
+func (c *certFiles) caBundle() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []byte
+	for i, der := range c.cert.Certificate {
+		if i > 0 || len(c.cert.Certificate) == 1 {
+			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+		}
+	}
+	return out
+}
+
+// readCertPool reads a PEM bundle of CA certificates (--client-ca-file).
+func readCertPool(path string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	return pool, nil
 }
