@@ -62,6 +62,60 @@
 //	    started again on DIR goes on with the same objects, resourceVersions
 //	    and history window. A file it cannot read (damaged, of another
 //	    format, or held by another process) fails the start.
+//	--tls-cert-file FILE, --tls-private-key-file FILE
+//	    Serve HTTPS with this certificate (PEM, followed by its chain) and
+//	    key instead of --tls's generated one, as kube-apiserver's flags. Every
+//	    new connection gets the files' current certificate: rewrite them (a
+//	    certificate manager's renewal) and the next handshake serves the new
+//	    pair; a pair that does not load yet (the certificate written, not its
+//	    key) leaves the last good one in service and is logged. The
+//	    kubeconfig trusts the certificates of the file after the first (its
+//	    chain), or the serving certificate itself when the file has no chain.
+//	    Clients need TLS 1.2 or later, with either kind of certificate.
+//	--client-ca-file FILE
+//	    CA certificates (PEM) that verify client certificates, as
+//	    kube-apiserver's flag: the server asks each client for a certificate
+//	    (without requiring one); a certificate this CA verifies makes its
+//	    common name the user and its organizations the groups.
+//	--token-auth-file FILE
+//	    Static bearer tokens in kube-apiserver's CSV format:
+//	    token,user,uid[,"group1,group2"].
+//	--anonymous-auth BOOL
+//	    With --token-auth-file or --client-ca-file: whether requests without
+//	    credentials are served as system:anonymous in system:unauthenticated
+//	    (default true, as kube-apiserver; RBAC's bootstrap policy lets it read
+//	    /healthz, /livez, /readyz and /version) or get 401.
+//	--authorization-mode LIST
+//	    AlwaysAllow or RBAC (kube-apiserver's comma-separated list; Node is
+//	    accepted and ignored, so kubeadm's Node,RBAC decides as RBAC: kapi has
+//	    no kubelets). The default is RBAC when the server authenticates (a
+//	    token file or a client CA), AlwaysAllow otherwise. RBAC starts with
+//	    kube-apiserver v1.37's bootstrap roles and bindings; system:masters
+//	    may do everything.
+//	--service-account-issuer URL
+//	    The iss of the service account tokens the server signs (TokenRequest,
+//	    kubectl create token) and accepts (default
+//	    https://kubernetes.default.svc.cluster.local).
+//	--service-account-key-file FILE
+//	    PEM public keys (or private keys, or certificates) that verify
+//	    service account tokens besides the signing key (repeatable, or
+//	    comma-separated), as kube-apiserver's flag.
+//	--service-account-signing-key-file FILE
+//	    The PEM RSA private key that signs service account tokens (default a
+//	    key generated at start: tokens do not outlive the process).
+//	--max-requests-inflight N, --max-mutating-requests-inflight N
+//	    Bounds on the read-only (get, list) and the other requests served at
+//	    once (default 400 and 200; 0: no bound), as kube-apiserver's
+//	    max-in-flight filter, the one it runs with
+//	    --enable-priority-and-fairness=false: beyond its bound a request gets
+//	    429 with Retry-After: 1, unless its user is in system:masters.
+//	    Watches, logs, exec, attach, port-forward and proxies are not counted.
+//
+// With --token-auth-file or --client-ca-file the written kubeconfig's user
+// is kapi's admin (admin, in system:masters): its token is --token when
+// given, else one drawn at start. Without them the server authenticates
+// nobody and every request is the admin's, as before.
+//
 //	--history-window DURATION
 //	    How long old versions and deleted objects stay readable, for exact
 //	    reads, continue tokens and watches from an old resourceVersion
