@@ -50,7 +50,7 @@ func TestParseFlags(t *testing.T) {
 		bookmarkInterval: 2 * time.Second, minWatchTimeout: 3 * time.Second, shutdownTimeout: 4 * time.Second, logLevel: slog.LevelDebug,
 		controllers:  map[string]bool{ctrlGarbageCollector: false, ctrlNamespace: true, ctrlServiceAccount: false, ctrlRootCAPublisher: true},
 		serviceRange: netip.MustParsePrefix("10.0.0.0/24"), nodePortRange: registry.PortRange{Base: 20000, Size: 100},
-		advertise: netip.MustParseAddr("192.0.2.1"),
+		advertise:    netip.MustParseAddr("192.0.2.1"),
 		clientCAFile: "ca.crt", tokenAuthFile: "tokens.csv", authorizationMode: apiserver.AuthorizationRBAC,
 		serviceAccountIssuer: "https://issuer", serviceAccountKeys: fileList{"a.pub", "b.pub", "c.pub"},
 		serviceAccountSigning: "sa.key", maxInFlight: 0, maxMutatingInFlight: 7,
