@@ -114,10 +114,13 @@ type Config struct {
 	// Authorizer, if set, decides instead of AuthorizationMode's authorizer.
 	Authorizer Authorizer
 	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the
-	// read-only and the mutating requests served at once, as
-	// kube-apiserver's flags of the same names (default 400 and 200;
-	// negative: no bound). Long-running requests (watches, proxies) are not
-	// counted; a request beyond the bound gets 429 with Retry-After.
+	// read-only (get, list) and the other requests served at once, as
+	// kube-apiserver's flags of the same names with its max-in-flight
+	// filter (default 400 and 200; negative: no bound). Long-running
+	// requests (watches, logs, exec, attach, port-forward, proxies) are not
+	// counted; a request beyond its bound gets 429 with Retry-After: 1 and
+	// the filter's plain-text body, unless its user is in system:masters
+	// (inflight.go).
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
 	// ServiceAccountIssuer is the iss of the service account tokens the
