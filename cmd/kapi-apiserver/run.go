@@ -210,6 +210,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("authentication: %w", err)
 	}
+	if auth == nil && len(o.serviceAccountKeys) > 0 {
+		logger.Warn("--service-account-key-file is used only with --token-auth-file or --client-ca-file: without them the server authenticates nobody")
+	}
 	if !addr.IP.IsLoopback() && adminToken == "" {
 		logger.Warn("listening beyond loopback without --token, --token-auth-file or --client-ca-file: anyone who can reach the port has full access", "addr", addr.String())
 	}
