@@ -98,9 +98,14 @@ func (o *options) authentication() (auth *apiserver.Authentication, adminToken s
 	}
 	auth = &apiserver.Authentication{Tokens: map[string]apiserver.User{}, Anonymous: o.anonymousAuth}
 	if o.tokenAuthFile != "" {
-		// UNFINISHED: read with apiserver.ParseTokenFile once the
-		// authentication part is on main.
-		return nil, "", errors.New("--token-auth-file is not wired yet")
+		f, err := os.Open(o.tokenAuthFile)
+		if err != nil {
+			return nil, "", err
+		}
+		defer f.Close()
+		if auth.Tokens, err = apiserver.ParseTokenFile(f); err != nil {
+			return nil, "", fmt.Errorf("%s: %w", o.tokenAuthFile, err)
+		}
 	}
 	if o.clientCAFile != "" {
 		if auth.ClientCA, err = readCertPool(o.clientCAFile); err != nil {
