@@ -177,25 +177,43 @@ func hold(t *testing.T, s *Server, r *http.Request) func() *httptest.ResponseRec
 	}
 }
 
-// Through ServeHTTP: requests held in flight fill the bound, the server's
-// own user (system:masters) is still served, and the slots come back.
+// Through ServeHTTP: a request held in flight fills the read-only bound; a
+// user's next read gets 429, while system:masters is still served and the
+// mutating bound is another; the slot comes back at the end.
 func TestInFlightServeHTTP(t *testing.T) {
-	s, err := New(Config{MaxRequestsInFlight: 1, MaxMutatingRequestsInFlight: -1, DisableServiceAccountController: true, DisableRootCAPublisher: true})
+	s, err := New(Config{MaxRequestsInFlight: 1, MaxMutatingRequestsInFlight: 1,
+		Authentication: &Authentication{Tokens: map[string]User{"user": {Name: "u"}, "admin": AdminUser}},
+		DisableServiceAccountController: true, DisableRootCAPublisher: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	end := hold(t, s, httptest.NewRequest("GET", "/api/v1/namespaces", nil))
-	if len(s.inflight.readOnly) != 1 {
-		t.Fatalf("%d read-only requests counted in flight, want 1", len(s.inflight.readOnly))
+	request := func(method, path, token string) *http.Request {
+		r := httptest.NewRequest(method, path, strings.NewReader(`{"metadata":{"name":"c"}}`))
+		r.Header.Set("Authorization", "Bearer "+token)
+		r.Header.Set("Content-Type", "application/json")
+		return r
 	}
-	if code, _ := serve(t, s, "GET", "/api/v1/namespaces/default", ""); code != http.StatusOK {
-		t.Errorf("system:masters beyond the bound: %d", code)
+	do := func(r *http.Request) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	end := hold(t, s, request("GET", "/api/v1/namespaces", "user"))
+	if w := do(request("GET", "/api/v1/namespaces/default", "user")); w.Code != http.StatusTooManyRequests || w.Body.String() != tooManyRequestsBody ||
+		w.Header().Get("Retry-After") != "1" || w.Header().Get("Cache-Control") != "no-cache, private" {
+		t.Errorf("beyond the bound: %d %v %q", w.Code, w.Header(), w.Body)
+	}
+	if w := do(request("GET", "/api/v1/namespaces/default", "admin")); w.Code != http.StatusOK {
+		t.Errorf("system:masters beyond the bound: %d %s", w.Code, w.Body)
+	}
+	if w := do(request("POST", "/api/v1/namespaces/default/configmaps", "user")); w.Code != http.StatusCreated {
+		t.Errorf("a write while the read-only bound is full: %d %s", w.Code, w.Body)
 	}
 	if rec := end(); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "NamespaceList") {
 		t.Errorf("held list: %d %s", rec.Code, rec.Body)
 	}
-	if len(s.inflight.readOnly) != 0 {
-		t.Errorf("%d read-only requests still counted after the end", len(s.inflight.readOnly))
+	if w := do(request("GET", "/api/v1/namespaces/default", "user")); w.Code != http.StatusOK {
+		t.Errorf("after the end: %d %s", w.Code, w.Body)
 	}
 }
