@@ -182,7 +182,7 @@ func hold(t *testing.T, s *Server, r *http.Request) func() *httptest.ResponseRec
 // mutating bound is another; the slot comes back at the end.
 func TestInFlightServeHTTP(t *testing.T) {
 	s, err := New(Config{MaxRequestsInFlight: 1, MaxMutatingRequestsInFlight: 1,
-		Authentication: &Authentication{Tokens: map[string]User{"user": {Name: "u"}, "admin": AdminUser}},
+		Authentication:                  &Authentication{Tokens: map[string]User{"user": {Name: "u"}, "admin": AdminUser}},
 		DisableServiceAccountController: true, DisableRootCAPublisher: true})
 	if err != nil {
 		t.Fatal(err)

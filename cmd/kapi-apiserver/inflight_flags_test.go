@@ -84,7 +84,9 @@ func TestInFlightFlags(t *testing.T) {
 		  "failurePolicy":"Fail","sideEffects":"None","admissionReviewVersions":["v1"],"timeoutSeconds":30}]}`), http.StatusCreated)
 
 	held := make(chan *http.Response, 1)
-	go func() { held <- send("alice-token", "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"held"}}`) }()
+	go func() {
+		held <- send("alice-token", "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"held"}}`)
+	}()
 	select {
 	case <-arrived:
 	case <-time.After(startTimeout):

@@ -46,7 +46,7 @@ type options struct {
 	// kube-apiserver's authentication and authorization flags (auth.go).
 	tokenAuthFile         string
 	anonymousAuth         bool
-	authorizationMode     apiserver.AuthorizationMode // "": by authConfig's default
+	authorizationMode     apiserver.AuthorizationMode // "": effectiveAuthorizationMode decides
 	serviceAccountIssuer  string
 	serviceAccountKeys    fileList
 	serviceAccountSigning string
