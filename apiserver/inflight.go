@@ -83,62 +83,24 @@ func tooManyRequests(w http.ResponseWriter) {
 	_, _ = w.Write([]byte(tooManyRequestsBody))
 }
 
-// inflightClass tells how the bounds count r, as kube-apiserver reads a
-// request's verb and subresource from its URL (its request info) and
-// decides which requests are long-running: the watch and proxy verbs, the
-// attach, exec, proxy, log and portforward subresources, and the
-// non-resource paths under /debug/pprof/. A request is mutating unless its
-// verb is get, list or watch; a non-resource request's verb is its
-// lower-case method, so that only a GET of one is read-only.
+// inflightClass tells how the bounds count r, as kube-apiserver does from
+// its request info (requestAttributes): long-running are the watch and
+// proxy verbs, the attach, exec, proxy, log and portforward subresources,
+// and the non-resource paths under /debug/pprof/; a request is mutating
+// unless its verb is get, list or watch (a non-resource request's verb is
+// its lower-case method, so only a GET of one is read-only).
 func inflightClass(r *http.Request) (longRunning, mutating bool) {
-	verb := strings.ToLower(r.Method)
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	resource := len(parts) >= 3 && parts[0] == "api" || len(parts) >= 4 && parts[0] == "apis"
-	if !resource {
-		return strings.HasPrefix(r.URL.Path, "/debug/pprof/"), verb != "get"
-	}
-	if parts[0] == "apis" {
-		parts = parts[1:] // the group
-	}
-	parts = parts[2:] // the prefix and the version
+	a := requestAttributes(r, User{})
 	switch {
-	case len(parts) >= 2 && (parts[0] == "watch" || parts[0] == "proxy"):
-		verb, parts = parts[0], parts[1:]
-	case r.Method == http.MethodGet || r.Method == http.MethodHead:
-		verb = "get"
-	case r.Method == http.MethodPost:
-		verb = "create"
-	case r.Method == http.MethodPut:
-		verb = "update"
-	case r.Method == http.MethodPatch:
-		verb = "patch"
-	case r.Method == http.MethodDelete:
-		verb = "delete"
-	default:
-		verb = ""
-	}
-	if len(parts) > 2 && parts[0] == "namespaces" && parts[2] != "status" && parts[2] != "finalize" {
-		parts = parts[2:]
-	}
-	var name, sub string
-	if len(parts) >= 2 {
-		name = parts[1]
-	}
-	if len(parts) >= 3 && verb != "proxy" {
-		sub = parts[2]
-	}
-	switch {
-	case name == "" && verb == "get" && isWatch(r):
-		verb = "watch"
-	case name == "" && verb == "get":
-		verb = "list"
-	case name == "" && verb == "delete":
-		verb = "deletecollection"
-	}
-	switch sub {
-	case "attach", "exec", "proxy", "log", "portforward":
+	case a.Verb == "watch" || a.Verb == "proxy":
 		longRunning = true
+	case a.ResourceRequest:
+		switch a.Subresource {
+		case "attach", "exec", "proxy", "log", "portforward":
+			longRunning = true
+		}
+	default:
+		longRunning = strings.HasPrefix(a.Path, "/debug/pprof/")
 	}
-	longRunning = longRunning || verb == "watch" || verb == "proxy"
-	return longRunning, verb != "get" && verb != "list" && verb != "watch"
+	return longRunning, a.Verb != "get" && a.Verb != "list" && a.Verb != "watch"
 }
