@@ -146,6 +146,17 @@ type Config struct {
 	// for custom resources. A file that cannot be read fails New. Default
 	// "": memory only, lost when the server stops.
 	DataDir string
+	// Etcd, if its Servers are set and Storage is not, keeps the objects in
+	// etcd (storage.OpenEtcd) as kube-apiserver does: same keys under
+	// /registry (services under /registry/services/specs, custom
+	// resources under /registry/GROUP/RESOURCE, …), protobuf for built-in
+	// kinds and JSON for custom resources, resourceVersions that are etcd
+	// revisions. Several servers on one cluster are one API server: a
+	// write through one is seen by the watches of all, and their
+	// optimistic concurrency holds across them. A real kube-apiserver on
+	// the same etcd and prefix reads what kapi wrote, and the other way
+	// round. Unreachable members fail New (after DefaultEtcdDialTimeout).
+	Etcd EtcdConfig
 	// HistoryWindow is how long the default store keeps old versions and
 	// deleted objects readable, for exact reads, continue tokens and watches
 	// from an old resourceVersion (default 5 minutes, as etcd's compaction in a
@@ -379,6 +390,13 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, reg: cfg.Registry, store: cfg.Storage, encoded: newEncodeCache(4096), apiServicesKick: make(chan struct{}, 1),
 		inflight: newInFlight(cfg.MaxRequestsInFlight, cfg.MaxMutatingRequestsInFlight)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if s.store == nil && len(cfg.Etcd.Servers) > 0 {
+		store, err := s.openEtcd() // etcd.go
+		if err != nil {
+			return nil, err
+		}
+		s.store, s.ownStore = store, true
+	}
 	if s.store == nil && cfg.DataDir != "" {
 		store, err := s.openDataDir() // storage_codec.go
 		if err != nil {

@@ -29,7 +29,7 @@ func benchObj(i int) *corev1.ConfigMap {
 	}
 }
 
-func fill(b *testing.B, m *Memory, n int) []string {
+func fill(b *testing.B, m Interface, n int) []string {
 	b.Helper()
 	keys := benchKeys(n)
 	for i, k := range keys {

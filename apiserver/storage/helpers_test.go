@@ -15,11 +15,12 @@ import (
 	"go.uber.org/goleak"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	"github.com/kapi-dev/kapi/internal/etcdtest"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, etcdtest.IgnoreLeaks()...)
 }
 
 // fakeClock is a settable clock for MemoryConfig.Now.
@@ -44,17 +45,31 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// backend selects the store the tests run on: "memory" (NewMemory) or
-// "bbolt" (OpenBolt on a file in the test's temporary directory), so that
-// every test of the Interface's semantics runs on both:
+// backend selects the store the tests run on: "memory" (NewMemory),
+// "bbolt" (OpenBolt on a file in the test's temporary directory) or "etcd"
+// (OpenEtcd on a member of its own started in process, see
+// internal/etcdtest), so that every test of the Interface's semantics runs
+// on each:
 //
 //	go test ./apiserver/storage -args -backend=bbolt
-var backend = flag.String("backend", "memory", `the store the tests run on: "memory" or "bbolt"`)
+//	go test ./apiserver/storage -args -backend=etcd
+//
+// The tests of a Memory's own workings (its history window, event cap,
+// clock) skip on etcd, whose history is etcd's.
+var backend = flag.String("backend", "memory", `the store the tests run on: "memory", "bbolt" or "etcd"`)
+
+// testStore is what the tests need of a store: the Interface, and
+// compaction (Memory's, or etcd's).
+type testStore interface {
+	Interface
+	Compact(rev uint64)
+}
 
 // newStore returns a store closed at the end of the test. Unless cfg sets
 // them, the background compactor is off and the clock is fake, so nothing
-// happens behind the test's back.
-func newStore(t testing.TB, cfg MemoryConfig) *Memory {
+// happens behind the test's back. On etcd, cfg's WatchBuffer and
+// TooLargeWait apply.
+func newStore(t testing.TB, cfg MemoryConfig) testStore {
 	t.Helper()
 	if cfg.CompactInterval == 0 {
 		cfg.CompactInterval = -1
@@ -67,18 +82,54 @@ func newStore(t testing.TB, cfg MemoryConfig) *Memory {
 	return m
 }
 
+// newMemStore is newStore for the tests of a Memory's own workings; they
+// skip on etcd.
+func newMemStore(t testing.TB, cfg MemoryConfig) *Memory {
+	t.Helper()
+	skipOnEtcd(t, "it tests the history window of a Memory")
+	return newStore(t, cfg).(*Memory)
+}
+
+// skipOnEtcd skips the test on the etcd backend, saying why.
+func skipOnEtcd(t testing.TB, why string) {
+	t.Helper()
+	if *backend == "etcd" {
+		t.Skip("not on etcd: " + why)
+	}
+}
+
 // openStore returns a store of the -backend the tests run on, which the
 // caller closes.
-func openStore(t testing.TB, cfg MemoryConfig) *Memory {
+func openStore(t testing.TB, cfg MemoryConfig) testStore {
 	t.Helper()
 	switch *backend {
 	case "memory":
 		return NewMemory(cfg)
 	case "bbolt":
 		return openBolt(t, filepath.Join(t.TempDir(), "kapi.db"), cfg)
+	case "etcd":
+		return openEtcd(t, cfg)
 	}
 	t.Fatalf("unknown -backend %q", *backend)
 	return nil
+}
+
+// openEtcd starts an etcd member for the test (stopped at its end) and
+// opens a store on it, with cfg's watch buffer and wait for future
+// revisions; the caller closes the store.
+func openEtcd(t testing.TB, cfg MemoryConfig) *Etcd {
+	t.Helper()
+	m, err := etcdtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	e, err := OpenEtcd(EtcdConfig{Endpoints: m.Endpoints, Codec: testCodec{}, CompactInterval: -1,
+		WatchBuffer: cfg.WatchBuffer, TooLargeWait: cfg.TooLargeWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // openBolt opens the durable store at path with testCodec, failing the test
@@ -123,7 +174,7 @@ func cm(ns, name string, labels map[string]string, kv ...string) *corev1.ConfigM
 	return c
 }
 
-func mustCreate(t testing.TB, m *Memory, ns, name string, labels map[string]string, kv ...string) *corev1.ConfigMap {
+func mustCreate(t testing.TB, m Interface, ns, name string, labels map[string]string, kv ...string) *corev1.ConfigMap {
 	t.Helper()
 	obj, err := m.Create(context.Background(), key(ns, name), cm(ns, name, labels, kv...))
 	if err != nil {
@@ -133,7 +184,7 @@ func mustCreate(t testing.TB, m *Memory, ns, name string, labels map[string]stri
 }
 
 // mustUpdate sets data k=v on ns/name (and labels, if not nil).
-func mustUpdate(t testing.TB, m *Memory, ns, name string, labels map[string]string, k, v string) *corev1.ConfigMap {
+func mustUpdate(t testing.TB, m Interface, ns, name string, labels map[string]string, k, v string) *corev1.ConfigMap {
 	t.Helper()
 	obj, err := m.GuaranteedUpdate(context.Background(), key(ns, name), false, nil, func(cur Object) (Object, error) {
 		c := cur.(*corev1.ConfigMap).DeepCopy()
@@ -152,7 +203,7 @@ func mustUpdate(t testing.TB, m *Memory, ns, name string, labels map[string]stri
 	return obj.(*corev1.ConfigMap)
 }
 
-func mustDelete(t testing.TB, m *Memory, ns, name string) *corev1.ConfigMap {
+func mustDelete(t testing.TB, m Interface, ns, name string) *corev1.ConfigMap {
 	t.Helper()
 	obj, err := m.Delete(context.Background(), key(ns, name), nil, nil)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 // listAll pages through prefix with limit, checking the invariants every page
 // of one list shares, and returns the items and the list's revision.
-func listAll(t testing.TB, m *Memory, prefix string, limit int64, pred func(Object) bool) ([]Object, uint64) {
+func listAll(t testing.TB, m Interface, prefix string, limit int64, pred func(Object) bool) ([]Object, uint64) {
 	t.Helper()
 	ctx := context.Background()
 	var all []Object

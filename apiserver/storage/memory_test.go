@@ -293,7 +293,7 @@ func TestConcurrentGuaranteedUpdate(t *testing.T) {
 
 func TestExactReadsAndCompaction(t *testing.T) {
 	ctx := context.Background()
-	m := newStore(t, MemoryConfig{})
+	m := newMemStore(t, MemoryConfig{})
 	for i := range 5 {
 		mustCreate(t, m, "ns", fmt.Sprint(i), nil) // revs 1..5
 	}
@@ -342,7 +342,7 @@ func TestExactReadsAndCompaction(t *testing.T) {
 
 func TestCompactionByCount(t *testing.T) {
 	ctx := context.Background()
-	m := newStore(t, MemoryConfig{MaxEvents: 10})
+	m := newMemStore(t, MemoryConfig{MaxEvents: 10})
 	for i := range 25 {
 		mustCreate(t, m, "ns", fmt.Sprintf("%02d", i), nil)
 	}
@@ -411,7 +411,7 @@ func TestCompactedAtCurrentRevision(t *testing.T) {
 func TestCompactionByTime(t *testing.T) {
 	ctx := context.Background()
 	clock := newFakeClock()
-	m := newStore(t, MemoryConfig{Now: clock.Now, HistoryWindow: time.Minute})
+	m := newMemStore(t, MemoryConfig{Now: clock.Now, HistoryWindow: time.Minute})
 	mustCreate(t, m, "ns", "a", nil) // 1 at t0
 	mustCreate(t, m, "ns", "b", nil) // 2 at t0
 	clock.Advance(30 * time.Second)
@@ -449,7 +449,7 @@ func TestBackgroundCompactor(t *testing.T) {
 		default:
 		}
 	}
-	m := newStore(t, cfg)
+	m := newMemStore(t, cfg)
 	for i := range 3 {
 		mustCreate(t, m, "ns", fmt.Sprint(i), nil)
 	}

@@ -17,7 +17,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 )
 
-func mustWatch(t testing.TB, m *Memory, prefix string, opts WatchOptions) Watcher {
+func mustWatch(t testing.TB, m Interface, prefix string, opts WatchOptions) Watcher {
 	t.Helper()
 	w, err := m.Watch(context.Background(), prefix, opts)
 	if err != nil {
@@ -56,7 +56,7 @@ func expectEvents(t testing.TB, w Watcher, want ...evSummary) {
 
 // expectNoEvent checks that nothing is pending once a later marker event
 // arrives: it writes to marker and expects exactly that event next.
-func expectOnlyMarker(t testing.TB, m *Memory, w Watcher, ns, name string) {
+func expectOnlyMarker(t testing.TB, m Interface, w Watcher, ns, name string) {
 	t.Helper()
 	c := mustCreate(t, m, ns, name, map[string]string{"marker": "true", "app": "web"})
 	e := mustNext(t, w)
@@ -280,7 +280,7 @@ func TestWatchCompacted(t *testing.T) {
 // TestWatcherBehindCompaction: a watcher whose unread events are compacted
 // ends with Expired.
 func TestWatcherBehindCompaction(t *testing.T) {
-	m := newStore(t, MemoryConfig{MaxEvents: 5, WatchBuffer: 100000})
+	m := newMemStore(t, MemoryConfig{MaxEvents: 5, WatchBuffer: 100000})
 	for i := range 2 * maxChanBuffer {
 		mustCreate(t, m, "ns", fmt.Sprint(i), nil)
 	}

@@ -116,6 +116,16 @@
 // given, else one drawn at start. Without them the server authenticates
 // nobody and every request is the admin's, as before.
 //
+//	--etcd-servers URL,...
+//	    Keep the objects in etcd, as kube-apiserver does: its key layout under
+//	    --etcd-prefix (default /registry), protobuf for built-in kinds and JSON
+//	    for custom resources, resourceVersions that are etcd revisions. Several
+//	    kapi-apiservers on one etcd are one API server (a write through one is
+//	    seen by the watches of all; optimistic concurrency holds across them),
+//	    and a kube-apiserver on the same etcd reads what kapi wrote. The
+//	    --etcd-cafile, --etcd-certfile and --etcd-keyfile flags (PEM) set up
+//	    TLS; --etcd-compaction-interval (default 5m, 0: never) how often the
+//	    history is compacted. Not with --data-dir.
 //	--history-window DURATION
 //	    How long old versions and deleted objects stay readable, for exact
 //	    reads, continue tokens and watches from an old resourceVersion

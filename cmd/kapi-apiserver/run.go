@@ -53,6 +53,9 @@ type options struct {
 	// The in-flight bounds (Config.MaxRequestsInFlight and
 	// MaxMutatingRequestsInFlight; 0 here is no bound, as kube-apiserver's).
 	maxInFlight, maxMutatingInFlight int
+	// etcd is --etcd-servers, --etcd-prefix, the --etcd-*file TLS flags
+	// and --etcd-compaction-interval (Config.Etcd).
+	etcd apiserver.EtcdConfig
 }
 
 // usageError is a command line that does not parse; main exits with status 2
@@ -72,6 +75,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a self-signed certificate generated at start")
 	fs.StringVar(&o.token, "token", "", "require this bearer `token` on requests")
 	fs.StringVar(&o.dataDir, "data-dir", "", "keep the objects in `dir`, durably (every write is on disk before its response), instead of in memory only")
+	etcdServers := fs.String("etcd-servers", "", "keep the objects in etcd, at these comma-separated member `URLs`, as kube-apiserver does (its key layout and encodings; several kapi-apiservers on one etcd are one API server)")
+	fs.StringVar(&o.etcd.Prefix, "etcd-prefix", "/registry", "the `prefix` of every key in etcd")
+	etcdCA := fs.String("etcd-cafile", "", "verify the etcd members' certificates with this CA `file` (PEM)")
+	etcdCert := fs.String("etcd-certfile", "", "authenticate to etcd with this client certificate `file` (PEM; with --etcd-keyfile)")
+	etcdKey := fs.String("etcd-keyfile", "", "the private key `file` of --etcd-certfile (PEM)")
+	fs.DurationVar(&o.etcd.CompactInterval, "etcd-compaction-interval", 5*time.Minute, "how often etcd's history is compacted (0: never)")
 	fs.DurationVar(&o.historyWindow, "history-window", 5*time.Minute, "how long old versions and deleted objects stay readable")
 	fs.DurationVar(&o.bookmarkInterval, "bookmark-interval", time.Minute, "BOOKMARK interval of idle watches that allow bookmarks")
 	fs.DurationVar(&o.minWatchTimeout, "min-watch-timeout", 30*time.Minute, "lower bound of the random timeout of watches without timeoutSeconds")
@@ -96,7 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxInFlight, "max-requests-inflight", 400, "bound on the read-only requests served at once; more get 429 (0: no bound; watches are not counted; system:masters is exempt)")
 	fs.IntVar(&o.maxMutatingInFlight, "max-mutating-requests-inflight", 200, "bound on the mutating requests served at once; more get 429 (0: no bound; system:masters is exempt)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory, or durable with --data-dir).\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: kapi-apiserver [flags]\n\nRuns kapi's reference Kubernetes API server (in memory, durable with --data-dir, or in etcd with --etcd-servers).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -159,6 +168,20 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if (o.tokenAuthFile != "" || o.clientCAFile != "") && !o.https() {
 		return bad("--token-auth-file and --client-ca-file need TLS (--tls or --tls-cert-file): kubectl and client-go send credentials only to an https:// server")
+	}
+	if *etcdServers != "" {
+		if o.dataDir != "" {
+			return bad("--etcd-servers and --data-dir cannot be used together")
+		}
+		o.etcd.Servers = strings.Split(*etcdServers, ",")
+		if o.etcd.TLS, err = etcdTLS(*etcdCA, *etcdCert, *etcdKey); err != nil {
+			return bad("%v", err)
+		}
+		if o.etcd.CompactInterval == 0 {
+			o.etcd.CompactInterval = -1
+		}
+	} else if *etcdCA != "" || *etcdCert != "" || *etcdKey != "" {
+		return bad("the --etcd-*file flags need --etcd-servers")
 	}
 	if strings.ContainsFunc(o.token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return bad("--token must not contain spaces or control characters")
@@ -274,6 +297,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ServiceAccountKey:           signingKey,
 		MaxRequestsInFlight:         inflightBound(o.maxInFlight),
 		MaxMutatingRequestsInFlight: inflightBound(o.maxMutatingInFlight),
+		Etcd:                        o.etcd,
 	}
 	applyControllers(&cfg, o.controllers)
 	api, err := apiserver.New(cfg)

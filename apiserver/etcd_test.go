@@ -1,0 +1,209 @@
+package apiserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/etcdtest"
+)
+
+func TestEtcdKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"/":                                  "/",
+		"/core/configmaps/":                  "/configmaps/",
+		"/core/configmaps/ns/a":              "/configmaps/ns/a",
+		"/core/namespaces/ns":                "/namespaces/ns",
+		"/core/services/default/kubernetes":  "/services/specs/default/kubernetes",
+		"/core/endpoints/default/kubernetes": "/services/endpoints/default/kubernetes",
+		"/core/nodes/n1":                     "/minions/n1",
+		"/core/replicationcontrollers/ns/r":  "/controllers/ns/r",
+		"/apps/deployments/ns/d":             "/deployments/ns/d",
+		"/networking.k8s.io/ingresses/ns/i":  "/ingress/ns/i",
+		"/coordination.k8s.io/leases/ns/l":   "/leases/ns/l",
+		"/rbac.authorization.k8s.io/clusterroles/admin":         "/clusterroles/admin",
+		"/apiextensions.k8s.io/customresourcedefinitions/a.b.c": "/apiextensions.k8s.io/customresourcedefinitions/a.b.c",
+		"/apiregistration.k8s.io/apiservices/v1.apps":           "/apiregistration.k8s.io/apiservices/v1.apps",
+		"/test.kapi.dev/gadgets/ns/g":                           "/test.kapi.dev/gadgets/ns/g",
+		"/test.kapi.dev/gadgets/":                               "/test.kapi.dev/gadgets/",
+		"/core/":                                                "/core/",
+	} {
+		if got := etcdKey(in); got != want {
+			t.Errorf("etcdKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// startEtcd starts an etcd member for the test, stopped at its end.
+func startEtcd(t testing.TB) *etcdtest.Member {
+	t.Helper()
+	m, err := etcdtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	return m
+}
+
+// newEtcdServer starts a server on the etcd member m, closed at the end of
+// the test.
+func newEtcdServer(t testing.TB, m *etcdtest.Member, edits ...func(*Config)) *Server {
+	t.Helper()
+	cfg := Config{Etcd: EtcdConfig{Servers: m.Endpoints}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, e := range edits {
+		e(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// TestEtcdReplicas runs two servers on one etcd: each sees the other's
+// writes (in a watch and in a consistent list), and an update based on a
+// version the other replaced fails with 409 whichever server gets it.
+func TestEtcdReplicas(t *testing.T) {
+	m := startEtcd(t)
+	a := newEtcdServer(t, m)
+	b := newEtcdServer(t, m)
+	hb := httptest.NewServer(b)
+	defer hb.Close()
+	defer hb.CloseClientConnections()
+
+	// A watch through b, from now.
+	rec := crdServe(t, b, "GET", "/api/v1/namespaces/default/configmaps", "")
+	var list struct {
+		Metadata struct{ ResourceVersion string } `json:"metadata"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || rec.Code != 200 {
+		t.Fatalf("list through b: %d %s", rec.Code, rec.Body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", hb.URL+"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion="+list.Metadata.ResourceVersion, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := bufio.NewScanner(resp.Body)
+
+	// A create through a: b's watch and b's list see it.
+	rec = crdServe(t, a, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"shared"},"data":{"k":"1"}}`)
+	if rec.Code != 201 {
+		t.Fatalf("create through a: %d %s", rec.Code, rec.Body)
+	}
+	created := decodeMap(t, rec)
+	createdRV := created["metadata"].(map[string]any)["resourceVersion"].(string)
+	if !events.Scan() {
+		t.Fatalf("b's watch ended: %v", events.Err())
+	}
+	var ev struct {
+		Type   string
+		Object struct {
+			Metadata struct{ Name, ResourceVersion string } `json:"metadata"`
+		}
+	}
+	if err := json.Unmarshal(events.Bytes(), &ev); err != nil || ev.Type != "ADDED" || ev.Object.Metadata.Name != "shared" || ev.Object.Metadata.ResourceVersion != createdRV {
+		t.Fatalf("b's watch: %s (%v), want ADDED shared at %s", events.Bytes(), err, createdRV)
+	}
+	rec = crdServe(t, b, "GET", "/api/v1/namespaces/default/configmaps/shared", "")
+	if rec.Code != 200 || decodeMap(t, rec)["metadata"].(map[string]any)["resourceVersion"] != createdRV {
+		t.Fatalf("get through b: %d %s", rec.Code, rec.Body)
+	}
+
+	// b updates it; a's update based on the first version is a conflict.
+	rec = crdServe(t, b, "PUT", "/api/v1/namespaces/default/configmaps/shared",
+		`{"metadata":{"name":"shared","resourceVersion":"`+createdRV+`"},"data":{"k":"b"}}`)
+	if rec.Code != 200 {
+		t.Fatalf("update through b: %d %s", rec.Code, rec.Body)
+	}
+	updatedRV := decodeMap(t, rec)["metadata"].(map[string]any)["resourceVersion"].(string)
+	rec = crdServe(t, a, "PUT", "/api/v1/namespaces/default/configmaps/shared",
+		`{"metadata":{"name":"shared","resourceVersion":"`+createdRV+`"},"data":{"k":"a"}}`)
+	if rec.Code != http.StatusConflict {
+		t.Fatalf("stale update through a: %d %s, want 409", rec.Code, rec.Body)
+	}
+	// A list through a at b's update's resourceVersion is consistent.
+	rec = crdServe(t, a, "GET", "/api/v1/namespaces/default/configmaps?resourceVersion="+updatedRV+"&resourceVersionMatch=Exact", "")
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"k":"b"`) {
+		t.Fatalf("exact list through a: %d %s", rec.Code, rec.Body)
+	}
+	if !events.Scan() || !strings.Contains(events.Text(), `"MODIFIED"`) || !strings.Contains(events.Text(), updatedRV) {
+		t.Fatalf("b's watch after b's update: %s %v", events.Text(), events.Err())
+	}
+}
+
+// TestEtcdLayout checks what a server writes to etcd: kube-apiserver's
+// keys, protobuf in the Kubernetes envelope for built-in kinds, JSON for
+// custom resources, no resourceVersion in the stored object, and a mod
+// revision that is the object's resourceVersion.
+func TestEtcdLayout(t *testing.T) {
+	m := startEtcd(t)
+	srv := newEtcdServer(t, m)
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", gadgetCRD},
+		{"POST", "/apis/test.kapi.dev/v1/namespaces/default/gadgets", `{"apiVersion":"test.kapi.dev/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"replicas":3}}`},
+		{"POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"cm"},"data":{"k":"v"}}`},
+	} {
+		if rec := crdServe(t, srv, w.method, w.path, w.body); rec.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", w.method, w.path, rec.Code, rec.Body)
+		}
+	}
+	rec := crdServe(t, srv, "GET", "/api/v1/namespaces/default/configmaps/cm", "")
+	cmRV := decodeMap(t, rec)["metadata"].(map[string]any)["resourceVersion"].(string)
+
+	cli, err := clientv3.New(clientv3.Config{Endpoints: m.Endpoints, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	get := func(key string) ([]byte, int64) {
+		t.Helper()
+		resp, err := cli.Get(context.Background(), key)
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("etcd get %s: %v %v", key, resp, err)
+		}
+		return resp.Kvs[0].Value, resp.Kvs[0].ModRevision
+	}
+	data, rev := get("/registry/configmaps/default/cm")
+	if !bytes.HasPrefix(data, []byte(codec.EnvelopeMagic)) {
+		t.Fatalf("configmap in etcd: %q", data)
+	}
+	obj, err := newStorageCodec(srv.reg).Decode("/configmaps/default/cm", data)
+	if err != nil || obj.GetName() != "cm" || obj.GetResourceVersion() != "" {
+		t.Fatalf("configmap in etcd decodes to %v (%v), want cm without a resourceVersion", obj, err)
+	}
+	if strconv.FormatInt(rev, 10) != cmRV {
+		t.Fatalf("configmap's mod revision %d, resourceVersion %s", rev, cmRV)
+	}
+	for _, k := range []string{"/registry/services/specs/default/kubernetes", "/registry/namespaces/kube-system",
+		"/registry/apiextensions.k8s.io/customresourcedefinitions/gadgets.test.kapi.dev"} {
+		if data, _ := get(k); !bytes.HasPrefix(data, []byte(codec.EnvelopeMagic)) && !strings.HasPrefix(k, "/registry/apiextensions") {
+			t.Fatalf("%s: %q", k, data)
+		}
+	}
+	data, _ = get("/registry/test.kapi.dev/gadgets/default/g")
+	var u map[string]any
+	if err := json.Unmarshal(data, &u); err != nil || u["kind"] != "Gadget" {
+		t.Fatalf("custom resource in etcd: %q %v", data, err)
+	}
+	if _, ok := u["metadata"].(map[string]any)["resourceVersion"]; ok {
+		t.Fatalf("custom resource stored with a resourceVersion: %s", data)
+	}
+}
