@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kapi-dev/kapi/apiserver"
+	"github.com/kapi-dev/kapi/internal/etcdtest"
 )
 
 var (
@@ -22,7 +23,7 @@ var (
 	knownGapsFlag  = flag.Bool("known-gaps", false, "run the checks of known gaps of the in-process server instead of skipping them")
 	clientCACert   = flag.String("client-ca-cert", "", "PEM certificate of the CA the real server verifies client certificates with (its --client-ca-file); with -client-ca-key, the client certificate cases run against it")
 	clientCAKey    = flag.String("client-ca-key", "", "PEM private key of -client-ca-cert, to sign the client certificates of the client certificate cases")
-	backendFlag    = flag.String("backend", "memory", `the store of the in-process servers: "memory" or "bbolt" (Config.DataDir in a temporary directory)`)
+	backendFlag    = flag.String("backend", "memory", `the store of the in-process servers: "memory", "bbolt" (Config.DataDir in a temporary directory) or "etcd" (Config.Etcd on an etcd member started in process for each server)`)
 )
 
 // bookmarkInterval is the in-process server's BookmarkInterval: short, so that
@@ -43,7 +44,7 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		// Every watch a case opened, and every goroutine of the in-process
 		// server, must be gone once the cases are done.
-		if err := goleak.Find(); err != nil {
+		if err := goleak.Find(etcdtest.IgnoreLeaks()...); err != nil {
 			fmt.Fprintln(os.Stderr, "conformance: leaked goroutines:", err)
 			code = 1
 		}
@@ -85,6 +86,12 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 		Logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	var dataDir string
+	var member *etcdtest.Member
+	stopMember := func() {
+		if member != nil {
+			member.Stop()
+		}
+	}
 	switch *backendFlag {
 	case "memory":
 	case "bbolt":
@@ -93,6 +100,15 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 			return nil, nil, err
 		}
 		cfg.DataDir = dataDir
+	case "etcd":
+		// An etcd member of its own: cases that compact (isolated) must
+		// not compact the shared server's history.
+		m, err := etcdtest.Start()
+		if err != nil {
+			return nil, nil, err
+		}
+		member = m
+		cfg.Etcd.Servers = m.Endpoints
 	default:
 		return nil, nil, fmt.Errorf("unknown -backend %q", *backendFlag)
 	}
@@ -102,6 +118,7 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 	srv, err := apiserver.New(cfg)
 	if err != nil {
 		os.RemoveAll(dataDir)
+		stopMember()
 		return nil, nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv)
@@ -127,6 +144,7 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 		_ = srv.Close() // ends every watch, so that hs.Close does not wait on them
 		hs.Close()
 		os.RemoveAll(dataDir)
+		stopMember()
 	}
 	return e, stop, nil
 }

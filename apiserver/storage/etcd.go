@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -579,11 +580,14 @@ func decodeEtcdContinue(token string) (*etcdContinue, error) {
 		return nil, invalidContinue(err.Error())
 	}
 	if t.APIVersion != continueAPIVersion {
-		return nil, invalidContinue(fmt.Sprintf("server does not recognize this encoded key version %q", t.APIVersion))
+		return nil, invalidContinue("server does not recognize this encoded key version")
 	}
-	if t.Rev < 0 || strings.Contains(t.Start, "..") || strings.HasPrefix(t.Start, "/") {
-		return nil, invalidContinue("the start key is not valid")
+	// The start must stay under the list's prefix: no "..", no "//".
+	start := "/" + strings.TrimPrefix(t.Start, "/")
+	if t.Rev < 0 || path.Clean(start) != start {
+		return nil, invalidContinue(t.Start)
 	}
+	t.Start = start[1:]
 	return &t, nil
 }
 

@@ -35,7 +35,7 @@ func TestCreateGet(t *testing.T) {
 
 	for _, ro := range []ReadOptions{{}, {Match: Any}, {Match: NotOlderThan, ResourceVersion: 1}, {Match: Exact, ResourceVersion: 1}} {
 		got, err := m.Get(ctx, key("ns", "a"), ro)
-		if err != nil || got != Object(a) {
+		if err != nil || !sameStored(got, a) {
 			t.Fatalf("Get(%+v) = %v, %v; want the stored object", ro, got, err)
 		}
 	}
@@ -88,7 +88,7 @@ func TestUpdateDeleteAndHistory(t *testing.T) {
 		}
 	}
 	got, _ := m.Get(ctx, key("ns", "a"), ReadOptions{})
-	if got != Object(a5) {
+	if !sameStored(got, a5) {
 		t.Fatal("latest is not the re-created object")
 	}
 	if _, err := m.Delete(ctx, key("ns", "zzz"), nil, nil); !errors.Is(err, ErrNotFound) {
@@ -127,7 +127,7 @@ func TestGuaranteedUpdateSemantics(t *testing.T) {
 	t.Run("no-op returns current", func(t *testing.T) {
 		before := m.Revision()
 		obj, err := m.GuaranteedUpdate(ctx, key("ns", "a"), false, nil, func(cur Object) (Object, error) { return cur, nil })
-		if err != nil || obj != Object(a) || m.Revision() != before {
+		if err != nil || !sameStored(obj, a) || m.Revision() != before {
 			t.Fatalf("no-op: %v %v revision %d→%d", obj, err, before, m.Revision())
 		}
 	})
@@ -218,6 +218,7 @@ func TestDeleteValidateAndCopy(t *testing.T) {
 		t.Fatalf("validate error = %v", err)
 	}
 
+	skipOnEtcd(t, "the rest tests MemoryConfig.Copy: etcd decodes the last state of a deleted object")
 	// An object type without a way to copy it.
 	type bare struct{ metav1.ObjectMeta }
 	if _, err := m.Create(ctx, "/bare/x", &bare{}); err != nil {
