@@ -16,8 +16,8 @@ import (
 	"go.uber.org/goleak"
 
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
-	"github.com/kapi-dev/kapi/internal/etcdtest"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/internal/etcdtest"
 )
 
 func TestMain(m *testing.M) {
