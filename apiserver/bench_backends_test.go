@@ -17,11 +17,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kapi-dev/kapi/internal/etcdtest"
 )
 
 // BenchmarkBackends compares the stores side by side over HTTP on loopback:
-// the memory store (default) and the durable one (DataDir, every write
-// fsynced before its response, concurrent writes sharing fsyncs).
+// the memory store (default), the durable one (DataDir, every write
+// fsynced before its response, concurrent writes sharing fsyncs) and etcd
+// (Config.Etcd on a single member started in process, fsyncing as in
+// production).
 //
 //		go test ./apiserver -run '^$' -bench BenchmarkBackends -benchtime 3s
 //
@@ -33,11 +37,19 @@ import (
 // BenchmarkKubeAPIServer runs the same operations against a real
 // kube-apiserver.
 func BenchmarkBackends(b *testing.B) {
-	for _, backend := range []string{"memory", "bbolt"} {
+	for _, backend := range []string{"memory", "bbolt", "etcd"} {
 		cfg := func(b *testing.B) Config {
 			c := Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			if backend == "bbolt" {
+			switch backend {
+			case "bbolt":
 				c.DataDir = b.TempDir()
+			case "etcd":
+				m, err := etcdtest.Start(etcdtest.Config{Fsync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(m.Stop)
+				c.Etcd.Servers = m.Endpoints
 			}
 			return c
 		}

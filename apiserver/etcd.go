@@ -26,6 +26,11 @@ type EtcdConfig struct {
 	// The servers on one cluster (kapi or kube-apiserver) compact once per
 	// interval between them.
 	CompactInterval time.Duration
+	// ElectionLeaseDuration is the duration of the Lease
+	// kube-system/kapi-controllers the servers on one etcd elect the one
+	// that runs the garbage collector on (see elect.go; default
+	// DefaultElectionLeaseDuration, whole seconds in the Lease).
+	ElectionLeaseDuration time.Duration
 }
 
 // openEtcd opens the etcd store of cfg.Etcd, with kube-apiserver's key

@@ -50,7 +50,7 @@ func TestEtcdKey(t *testing.T) {
 // startEtcd starts an etcd member for the test, stopped at its end.
 func startEtcd(t testing.TB) *etcdtest.Member {
 	t.Helper()
-	m, err := etcdtest.Start()
+	m, err := etcdtest.Start(etcdtest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,4 +206,60 @@ func TestEtcdLayout(t *testing.T) {
 	if _, ok := u["metadata"].(map[string]any)["resourceVersion"]; ok {
 		t.Fatalf("custom resource stored with a resourceVersion: %s", data)
 	}
+}
+
+// TestEtcdElectedCollector runs two replicas on one etcd: one runs the
+// garbage collector, elected on the Lease kube-system/kapi-controllers,
+// and collects for both; when it stops, the other takes over.
+func TestEtcdElectedCollector(t *testing.T) {
+	m := startEtcd(t)
+	short := func(c *Config) { c.Etcd.ElectionLeaseDuration = time.Second }
+	a := newEtcdServer(t, m, short)
+	b := newEtcdServer(t, m, short)
+	leaders := func() (la, lb int32) { return a.leading.Load(), b.leading.Load() }
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				la, lb := leaders()
+				t.Fatalf("timed out waiting for %s (a leads %d, b leads %d)", what, la, lb)
+			}
+			time.Sleep(10 * time.Millisecond) // polling a condition, with a deadline
+		}
+	}
+	waitFor("a leader", func() bool { la, lb := leaders(); return la+lb == 1 })
+	// Never both, for a few renewals.
+	for range 30 {
+		if la, lb := leaders(); la+lb > 1 {
+			t.Fatalf("both replicas run the collector (a %d, b %d)", la, lb)
+		}
+		time.Sleep(20 * time.Millisecond) // sampling, not synchronisation
+	}
+	collects := func(srv *Server, name string) {
+		t.Helper()
+		rec := crdServe(t, srv, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"`+name+`-owner"}}`)
+		if rec.Code != 201 {
+			t.Fatalf("owner: %d %s", rec.Code, rec.Body)
+		}
+		uid := decodeMap(t, rec)["metadata"].(map[string]any)["uid"].(string)
+		rec = crdServe(t, srv, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"`+name+`-dep","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"`+name+`-owner","uid":"`+uid+`"}]}}`)
+		if rec.Code != 201 {
+			t.Fatalf("dependent: %d %s", rec.Code, rec.Body)
+		}
+		if rec := crdServe(t, srv, "DELETE", "/api/v1/namespaces/default/configmaps/"+name+"-owner", ""); rec.Code != 200 {
+			t.Fatalf("delete owner: %d %s", rec.Code, rec.Body)
+		}
+		waitFor(name+"'s dependent collected", func() bool {
+			return crdServe(t, srv, "GET", "/api/v1/namespaces/default/configmaps/"+name+"-dep", "").Code == 404
+		})
+	}
+	leader, other := a, b
+	if la, _ := leaders(); la == 0 {
+		leader, other = b, a
+	}
+	collects(other, "first") // written through the replica that does not collect
+	leader.Close()
+	waitFor("the other replica to lead", func() bool { return other.leading.Load() == 1 })
+	collects(other, "second")
 }

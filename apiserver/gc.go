@@ -90,11 +90,11 @@ func (s *Server) startGC() {
 	g := &garbageCollector{s: s, idle: make(chan gcWaiter)}
 	g.reset()
 	s.gc = g
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		g.run(s.ctx)
-	}()
+	// On etcd, one replica collects (elect.go).
+	s.runElected(func(ctx context.Context) {
+		g.ready = false // a new term reads the whole state again
+		g.run(ctx)
+	})
 }
 
 // reset forgets the graph; the next watch reads the whole state again.

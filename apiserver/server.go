@@ -94,6 +94,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
@@ -310,6 +311,8 @@ type Server struct {
 	store    storage.Interface
 	base     storage.Interface // store without the views of resources stored as others (sharedStorage) and the CRD hooks
 	ownStore bool
+	// leading counts the elected controllers running on this replica (elect.go).
+	leading atomic.Int32
 	copiers  sync.Map // reflect.Type -> func(Object) Object
 	encoded  *encodeCache
 	managers sync.Map       // managerKey -> *fieldmanager.Manager (managed.go)

@@ -103,7 +103,7 @@ func newInProcessEnvTLS(tlsConfig *tls.Config, edits ...func(*apiserver.Config))
 	case "etcd":
 		// An etcd member of its own: cases that compact (isolated) must
 		// not compact the shared server's history.
-		m, err := etcdtest.Start()
+		m, err := etcdtest.Start(etcdtest.Config{})
 		if err != nil {
 			return nil, nil, err
 		}

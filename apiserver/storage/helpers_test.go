@@ -121,7 +121,7 @@ func openStore(t testing.TB, cfg MemoryConfig) testStore {
 // revisions; the caller closes the store.
 func openEtcd(t testing.TB, cfg MemoryConfig) *Etcd {
 	t.Helper()
-	m, err := etcdtest.Start()
+	m, err := etcdtest.Start(etcdtest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

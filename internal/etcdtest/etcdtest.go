@@ -1,11 +1,12 @@
 // Package etcdtest starts a real etcd member in process, for the tests of
 // the API server's etcd backend: go.etcd.io/etcd/server/v3/embed on
 // loopback, in a temporary directory, on ports the system picks, without
-// fsync (a test's data need not survive a crash of the machine).
+// fsync unless asked (a test's data need not survive a crash of the
+// machine).
 //
 // # Use
 //
-//	m, err := etcdtest.Start()
+//	m, err := etcdtest.Start(etcdtest.Config{})
 //	if err != nil { ... }
 //	defer m.Stop()
 //	store, err := storage.OpenEtcd(storage.EtcdConfig{Endpoints: m.Endpoints, Codec: c})
@@ -37,9 +38,17 @@ type Member struct {
 	dir       string
 }
 
+// Config configures a member; the zero value is a test's member.
+type Config struct {
+	// Fsync makes the member fsync its log as a production member does
+	// (benchmarks); by default it does not, a test's data need not
+	// survive a crash of the machine.
+	Fsync bool
+}
+
 // Start starts a member in a new temporary directory and waits until it
 // serves (at most a minute).
-func Start() (*Member, error) {
+func Start(c Config) (*Member, error) {
 	dir, err := os.MkdirTemp("", "kapi-etcd-")
 	if err != nil {
 		return nil, err
@@ -47,7 +56,7 @@ func Start() (*Member, error) {
 	cfg := embed.NewConfig()
 	cfg.Name = "kapi-test"
 	cfg.Dir = dir
-	cfg.UnsafeNoFsync = true
+	cfg.UnsafeNoFsync = !c.Fsync
 	cfg.LogLevel = "error"
 	cfg.Logger = "zap"
 	cfg.LogOutputs = []string{"stderr"}
