@@ -83,7 +83,9 @@ func builtinGroup(seg string) bool {
 // kube-apiserver's layout in etcd under its prefix
 // ("/services/specs/default/kubernetes"): built-in resources under their
 // name (or etcdResourcePrefixes'), custom resources, CRDs and APIServices
-// under group/resource. A group-only prefix, or "/", is kept.
+// under group/resource. A group-only prefix, or "/", is kept: kube's
+// layout has no prefix for a group's resources ("/core/" names nothing
+// there), so the server watches and lists by resource, or the whole store.
 func etcdKey(key string) string {
 	rest, ok := strings.CutPrefix(key, "/")
 	if !ok {

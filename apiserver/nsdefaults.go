@@ -59,7 +59,11 @@ func (s *Server) startNamespaceDefaults() {
 		}
 	}
 	all(s.ctx)
-	s.followStore(groupKey(""), rev, time.Second, all, s.namespaceDefaultsEvent)
+	// One watch per resource: a store on etcd has kube-apiserver's layout,
+	// where a group's resources share no prefix.
+	for _, r := range []string{"namespaces", "serviceaccounts", "configmaps"} {
+		s.followStore(keyOf("", r, "", ""), rev, time.Second, all, s.namespaceDefaultsEvent)
+	}
 }
 
 // namespaceDefaultsEvent sees to the namespace an event concerns.

@@ -155,9 +155,6 @@ func groupSegment(group string) string {
 	return group
 }
 
-// groupKey is the prefix of the keys of every resource of group ("/core/").
-func groupKey(group string) string { return "/" + groupSegment(group) + "/" }
-
 // storageKey is keyOf for an object (or, name "", the collection) of res;
 // the namespace is ignored for a cluster-scoped resource.
 func storageKey(res *registry.Resource, namespace, name string) string {

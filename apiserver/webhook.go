@@ -124,12 +124,17 @@ func (s *Server) startWebhooks() {
 	s.webhooks = wh
 	s.store = &webhookStore{Interface: s.store, wh: wh}
 	stale := func(context.Context) { wh.gen.Add(1) }
-	s.followStore(groupKey(admissionRegistrationGroup), s.store.Revision(), 100*time.Millisecond, stale, func(ctx context.Context, ev storage.Event) {
-		switch ev.Object.(type) {
-		case *admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration:
-			stale(ctx)
-		}
-	})
+	// One watch per resource: a store on etcd has kube-apiserver's layout,
+	// where a group's resources share no prefix.
+	rev := s.store.Revision()
+	for _, r := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"} {
+		s.followStore(keyOf(admissionRegistrationGroup, r, "", ""), rev, 100*time.Millisecond, stale, func(ctx context.Context, ev storage.Event) {
+			switch ev.Object.(type) {
+			case *admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration:
+				stale(ctx)
+			}
+		})
+	}
 }
 
 // webhookStore is the server's store with the configurations' writes

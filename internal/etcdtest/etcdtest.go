@@ -57,7 +57,7 @@ func Start(c Config) (*Member, error) {
 	cfg.Name = "kapi-test"
 	cfg.Dir = dir
 	cfg.UnsafeNoFsync = !c.Fsync
-	cfg.LogLevel = "error"
+	cfg.LogLevel = "panic" // its errors at Stop ("server closed") are expected
 	cfg.Logger = "zap"
 	cfg.LogOutputs = []string{"stderr"}
 	client, peer, err := freeURLs()
