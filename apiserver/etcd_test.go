@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,4 +267,164 @@ func TestEtcdElectedCollector(t *testing.T) {
 	leader.Close()
 	waitFor("the other replica to lead", func() bool { return other.leading.Load() == 1 })
 	collects(other, "second")
+}
+
+// TestEtcdWithKubeAPIServer runs kapi on the etcd of a real kube-apiserver
+// and checks that each reads what the other wrote, at the same
+// resourceVersions, and that optimistic concurrency holds between them. It
+// needs a cluster of its own, never the shared one (kapi writes into its
+// etcd): KAPI_ETCD_FIDELITY names the root of a realk8s kit started for it,
+// e.g.
+//
+//	REALK8S_ROOT=/tmp/kapi-etcd-fidelity API_PORT=17643 ETCD_PORT=24990 \
+//	  ETCD_PEER_PORT=24995 KCM_PORT=17457 ../shared/realk8s/realk8s.sh start --no-controllers
+//	KAPI_ETCD_FIDELITY=/tmp/kapi-etcd-fidelity go test ./apiserver -run TestEtcdWithKubeAPIServer
+func TestEtcdWithKubeAPIServer(t *testing.T) {
+	root := os.Getenv("KAPI_ETCD_FIDELITY")
+	if root == "" {
+		t.Skip("needs a kube-apiserver and etcd of its own: set KAPI_ETCD_FIDELITY to the root of a realk8s kit started for it (see the test's comment)")
+	}
+	ports := map[string]string{}
+	data, err := os.ReadFile(filepath.Join(root, "ports.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Fields(string(data)) {
+		k, v, _ := strings.Cut(l, "=")
+		ports[k] = v
+	}
+	token, err := os.ReadFile(filepath.Join(root, "pki", "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM, err := os.ReadFile(filepath.Join(root, "pki", "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	kubeClient := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	defer kubeClient.CloseIdleConnections()
+	kube := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "https://127.0.0.1:"+ports["API_PORT"]+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := kubeClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	// kapi on the same etcd, without the controllers that would act on the
+	// cluster's objects.
+	srv, err := New(Config{
+		Etcd:                    EtcdConfig{Servers: []string{"http://127.0.0.1:" + ports["ETCD_PORT"]}, CompactInterval: -1},
+		SkipSystemNamespaces:    true,
+		DisableGarbageCollector: true, DisableNamespaceController: true,
+		DisableServiceAccountController: true, DisableRootCAPublisher: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	kapi := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		rec := crdServe(t, srv, method, path, body)
+		var m map[string]any
+		_ = json.Unmarshal(rec.Body.Bytes(), &m)
+		return rec.Code, m
+	}
+	meta := func(m map[string]any) map[string]any { mm, _ := m["metadata"].(map[string]any); return mm }
+	ns := fmt.Sprintf("kapi-etcd-%d", time.Now().UnixNano())
+	if code, m := kube("POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`); code != 201 {
+		t.Fatalf("namespace through kube-apiserver: %d %v", code, m)
+	}
+	defer kube("DELETE", "/api/v1/namespaces/"+ns, "")
+
+	// kapi reads the namespace kube-apiserver wrote, and the kubernetes Service.
+	for _, p := range []string{"/api/v1/namespaces/" + ns, "/api/v1/namespaces/default/services/kubernetes"} {
+		kc, km := kube("GET", p, "")
+		pc, pm := kapi("GET", p, "")
+		if kc != 200 || pc != 200 || meta(km)["resourceVersion"] != meta(pm)["resourceVersion"] || meta(km)["uid"] != meta(pm)["uid"] {
+			t.Fatalf("GET %s: kube-apiserver %d %v, kapi %d %v", p, kc, meta(km), pc, meta(pm))
+		}
+	}
+
+	// kube-apiserver reads what kapi wrote: a ConfigMap and a Deployment
+	// (protobuf), at the same resourceVersion.
+	writes := []struct{ path, body string }{
+		{"/api/v1/namespaces/" + ns + "/configmaps", `{"metadata":{"name":"from-kapi","labels":{"a":"b"}},"data":{"k":"v"}}`},
+		{"/apis/apps/v1/namespaces/" + ns + "/deployments", `{"metadata":{"name":"from-kapi"},"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`},
+	}
+	for _, w := range writes {
+		code, pm := kapi("POST", w.path, w.body)
+		if code != 201 {
+			t.Fatalf("POST %s through kapi: %d %v", w.path, code, pm)
+		}
+		code, km := kube("GET", w.path+"/from-kapi", "")
+		if code != 200 || meta(km)["resourceVersion"] != meta(pm)["resourceVersion"] || meta(km)["uid"] != meta(pm)["uid"] {
+			t.Fatalf("kube-apiserver reads %s: %d %v, kapi wrote %v", w.path, code, meta(km), meta(pm))
+		}
+		if strings.Contains(w.path, "configmaps") && fmt.Sprint(km["data"]) != "map[k:v]" {
+			t.Fatalf("kube-apiserver reads the ConfigMap's data as %v", km["data"])
+		}
+	}
+
+	// A custom resource (JSON in etcd) kapi writes, of a CRD kube-apiserver
+	// created: kapi serves the CRD it finds in etcd, kube-apiserver reads
+	// the object.
+	group := ns + ".i18.kapi.dev"
+	crd := strings.ReplaceAll(gadgetCRD, "test.kapi.dev", group)
+	if code, m := kube("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd); code != 201 {
+		t.Fatalf("CRD through kube-apiserver: %d %v", code, m)
+	}
+	defer kube("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets."+group, "")
+	crPath := "/apis/" + group + "/v1/namespaces/" + ns + "/gadgets"
+	var cr map[string]any
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, m := kapi("POST", crPath, `{"apiVersion":"`+group+`/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"replicas":3}}`)
+		if code == 201 {
+			cr = m
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("custom resource through kapi: %d %v", code, m)
+		}
+		time.Sleep(50 * time.Millisecond) // until kapi serves the CRD: polling with a deadline
+	}
+	for {
+		code, km := kube("GET", crPath+"/g", "")
+		if code == 200 {
+			if meta(km)["resourceVersion"] != meta(cr)["resourceVersion"] || fmt.Sprint(km["spec"]) != fmt.Sprint(cr["spec"]) {
+				t.Fatalf("kube-apiserver reads the custom resource as %v, kapi wrote %v", km, cr)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-apiserver reads the custom resource: %d %v", code, km)
+		}
+		time.Sleep(50 * time.Millisecond) // until kube-apiserver serves the CRD
+	}
+
+	// Optimistic concurrency between them: kube-apiserver updates the
+	// ConfigMap; kapi's update from the older version is a conflict.
+	_, pm := kapi("GET", "/api/v1/namespaces/"+ns+"/configmaps/from-kapi", "")
+	old := meta(pm)["resourceVersion"].(string)
+	if code, km := kube("PUT", "/api/v1/namespaces/"+ns+"/configmaps/from-kapi",
+		`{"metadata":{"name":"from-kapi","resourceVersion":"`+old+`"},"data":{"k":"kube"}}`); code != 200 {
+		t.Fatalf("update through kube-apiserver: %d %v", code, km)
+	}
+	if code, m := kapi("PUT", "/api/v1/namespaces/"+ns+"/configmaps/from-kapi",
+		`{"metadata":{"name":"from-kapi","resourceVersion":"`+old+`"},"data":{"k":"kapi"}}`); code != http.StatusConflict {
+		t.Fatalf("stale update through kapi: %d %v, want 409", code, m)
+	}
+	if _, pm := kapi("GET", "/api/v1/namespaces/"+ns+"/configmaps/from-kapi", ""); fmt.Sprint(pm["data"]) != "map[k:kube]" {
+		t.Fatalf("kapi reads %v after kube-apiserver's update", pm["data"])
+	}
 }

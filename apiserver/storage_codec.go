@@ -12,6 +12,7 @@ import (
 	"github.com/kapi-dev/kapi/apiserver/registry"
 	"github.com/kapi-dev/kapi/apiserver/storage"
 	"github.com/kapi-dev/kapi/codec"
+	"github.com/kapi-dev/kapi/internal/kjson"
 )
 
 // DataFile is the name of the data file in Config.DataDir.
@@ -33,7 +34,9 @@ func (s *Server) openDataDir() (storage.Interface, error) {
 // storageCodec encodes objects as kube-apiserver stores them in etcd: the
 // kinds of the built-in resources as protobuf in the Kubernetes envelope
 // ("k8s\x00", with their apiVersion and kind), custom resources as JSON
-// (which carries its apiVersion and kind). Decoding goes by the content,
+// (which carries its apiVersion and kind). Decoding goes by the content
+// (JSON of a built-in kind decodes typed: kube-apiserver stores CRDs as
+// v1beta1 JSON, converted to v1 here, see etcd_crd.go),
 // not by the key, so the objects of custom resources decode before their
 // CustomResourceDefinitions are served again.
 type storageCodec struct {
@@ -114,6 +117,26 @@ func (c *storageCodec) Encode(key string, obj storage.Object) ([]byte, error) {
 // Decode implements storage.Codec.
 func (c *storageCodec) Decode(key string, data []byte) (storage.Object, error) {
 	if !bytes.HasPrefix(data, []byte(codec.EnvelopeMagic)) {
+		// JSON: a custom resource, or an object of a built-in kind that
+		// another writer stored as JSON (kube-apiserver stores
+		// CustomResourceDefinitions so): typed if its kind is known.
+		var tm metav1.TypeMeta
+		err := kjson.Unmarshal(data, &tm)
+		if err == nil && tm.APIVersion == crdV1beta1 && tm.Kind == "CustomResourceDefinition" {
+			if data, err = crdFromV1beta1(data); err != nil {
+				return nil, err
+			}
+			tm.APIVersion = crdGroup + "/v1"
+		}
+		if err == nil {
+			if newObj := c.newObject(tm); newObj != nil {
+				obj := newObj()
+				if err := kjson.Unmarshal(data, obj); err != nil {
+					return nil, err
+				}
+				return obj, nil
+			}
+		}
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(data); err != nil {
 			return nil, err
