@@ -312,7 +312,7 @@ type Server struct {
 	base     storage.Interface // store without the views of resources stored as others (sharedStorage) and the CRD hooks
 	ownStore bool
 	// leading counts the elected controllers running on this replica (elect.go).
-	leading atomic.Int32
+	leading  atomic.Int32
 	copiers  sync.Map // reflect.Type -> func(Object) Object
 	encoded  *encodeCache
 	managers sync.Map       // managerKey -> *fieldmanager.Manager (managed.go)
