@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	corev1 "github.com/kapi-dev/kapi/api/core/v1"
 	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
 	"github.com/kapi-dev/kapi/apiserver/storage"
+	"github.com/kapi-dev/kapi/internal/etcdtest"
 )
 
 // A list, then a watch from the list's revision: the informer pattern.
@@ -112,4 +114,57 @@ func ExampleOpenBolt() {
 	// Output:
 	// revision 2 ; at 1: a v 1
 	// DELETED a 2
+}
+
+// Two stores on one etcd cluster (here a member started in process), as
+// two API server replicas: a write through one is seen by the other's
+// watch, and an update from a version the other replaced is a conflict.
+func ExampleOpenEtcd() {
+	member, err := etcdtest.Start(etcdtest.Config{})
+	if err != nil {
+		panic(err)
+	}
+	defer member.Stop()
+	cfg := storage.EtcdConfig{Endpoints: member.Endpoints, Codec: configMapCodec{}}
+	a, err := storage.OpenEtcd(cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer a.Close()
+	b, err := storage.OpenEtcd(cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+
+	w, err := b.Watch(ctx, "/core/configmaps/", storage.WatchOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "a"}}
+	created, err := a.Create(ctx, "/core/configmaps/demo/a", cm)
+	if err != nil {
+		panic(err)
+	}
+	ev := <-w.ResultChan()
+	fmt.Println(ev.Type, ev.Object.GetName(), ev.Object.GetResourceVersion() == created.GetResourceVersion())
+
+	stale := created.(*corev1.ConfigMap).DeepCopy()
+	if _, err := b.GuaranteedUpdate(ctx, "/core/configmaps/demo/a", false, nil, func(cur storage.Object) (storage.Object, error) {
+		c := cur.(*corev1.ConfigMap).DeepCopy()
+		c.Data = map[string]string{"by": "b"}
+		return c, nil
+	}); err != nil {
+		panic(err)
+	}
+	_, err = a.GuaranteedUpdate(ctx, "/core/configmaps/demo/a", false, nil, func(storage.Object) (storage.Object, error) {
+		stale.Data = map[string]string{"by": "a"}
+		return stale, nil // carries the resourceVersion b replaced
+	})
+	fmt.Println(errors.Is(err, storage.ErrConflict))
+	// Output:
+	// ADDED a true
+	// true
 }

@@ -4,7 +4,7 @@
 // and watches that replay history and then follow live writes in revision order.
 //
 // Interface is what the API server and the registry use; Memory implements it in
-// process. A distributed backend (etcd) implements the same interface.
+// process, and Etcd (OpenEtcd) on an etcd cluster.
 //
 // # Durability
 //
@@ -24,6 +24,21 @@
 // and keeps them; callers must not modify them afterwards. Objects the store
 // returns are shared with other readers and must be treated as read-only (copy
 // before modifying).
+//
+// # On etcd
+//
+// OpenEtcd returns a store on an etcd cluster that behaves as
+// kube-apiserver's etcd3 store: a resourceVersion is the etcd revision of
+// the write (a new cluster is at revision 1 before any), writes are
+// transactions comparing the key's mod revision (so that several stores,
+// in several processes, share optimistic concurrency), reads are
+// linearizable (serializable for Match Any), paged lists use
+// kube-apiserver's continue tokens (not signed: any store on the cluster
+// continues them), watches are etcd watches, and compaction is etcd's. The
+// Codec and the Key mapping given decide the bytes and the keys, so that a
+// kube-apiserver on the same cluster can share them (see the apiserver's
+// Config.Etcd). Objects are decoded for every read: an Etcd hands out
+// objects no one else holds.
 //
 // # Revisions and history
 //
