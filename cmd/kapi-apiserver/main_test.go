@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kapi-dev/kapi/apiserver"
+	"github.com/kapi-dev/kapi/internal/etcdtest"
 	"io"
 	"net"
 	"net/http"
@@ -52,7 +53,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, etcdtest.IgnoreLeaks()...)
 }
 
 // testServer is a server started by run in a goroutine.

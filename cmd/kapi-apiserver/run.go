@@ -76,11 +76,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.token, "token", "", "require this bearer `token` on requests")
 	fs.StringVar(&o.dataDir, "data-dir", "", "keep the objects in `dir`, durably (every write is on disk before its response), instead of in memory only")
 	etcdServers := fs.String("etcd-servers", "", "keep the objects in etcd, at these comma-separated member `URLs`, as kube-apiserver does (its key layout and encodings; several kapi-apiservers on one etcd are one API server)")
-	fs.StringVar(&o.etcd.Prefix, "etcd-prefix", "/registry", "the `prefix` of every key in etcd")
+	etcdPrefix := fs.String("etcd-prefix", "/registry", "the `prefix` of every key in etcd")
 	etcdCA := fs.String("etcd-cafile", "", "verify the etcd members' certificates with this CA `file` (PEM)")
 	etcdCert := fs.String("etcd-certfile", "", "authenticate to etcd with this client certificate `file` (PEM; with --etcd-keyfile)")
 	etcdKey := fs.String("etcd-keyfile", "", "the private key `file` of --etcd-certfile (PEM)")
-	fs.DurationVar(&o.etcd.CompactInterval, "etcd-compaction-interval", 5*time.Minute, "how often etcd's history is compacted (0: never)")
+	etcdCompaction := fs.Duration("etcd-compaction-interval", 5*time.Minute, "how often etcd's history is compacted (0: never)")
 	fs.DurationVar(&o.historyWindow, "history-window", 5*time.Minute, "how long old versions and deleted objects stay readable")
 	fs.DurationVar(&o.bookmarkInterval, "bookmark-interval", time.Minute, "BOOKMARK interval of idle watches that allow bookmarks")
 	fs.DurationVar(&o.minWatchTimeout, "min-watch-timeout", 30*time.Minute, "lower bound of the random timeout of watches without timeoutSeconds")
@@ -173,12 +173,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		if o.dataDir != "" {
 			return bad("--etcd-servers and --data-dir cannot be used together")
 		}
-		o.etcd.Servers = strings.Split(*etcdServers, ",")
+		o.etcd = apiserver.EtcdConfig{Servers: strings.Split(*etcdServers, ","), Prefix: *etcdPrefix, CompactInterval: *etcdCompaction}
 		if o.etcd.TLS, err = etcdTLS(*etcdCA, *etcdCert, *etcdKey); err != nil {
 			return bad("%v", err)
 		}
 		if o.etcd.CompactInterval == 0 {
-			o.etcd.CompactInterval = -1
+			o.etcd.CompactInterval = -1 // never (Config: 0 is the default)
 		}
 	} else if *etcdCA != "" || *etcdCert != "" || *etcdKey != "" {
 		return bad("the --etcd-*file flags need --etcd-servers")

@@ -89,6 +89,10 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--service-cluster-ip-range=10.0.0.0/31"}, "--service-cluster-ip-range"},
 		{[]string{"--service-node-port-range=32767-30000"}, "--service-node-port-range"},
 		{[]string{"--advertise-address=0.0.0.0"}, "--advertise-address"},
+		{[]string{"--etcd-servers=http://127.0.0.1:2379", "--data-dir=/tmp/x"}, "--etcd-servers and --data-dir cannot be used together"},
+		{[]string{"--etcd-cafile=/tmp/ca.crt"}, "the --etcd-*file flags need --etcd-servers"},
+		{[]string{"--etcd-servers=https://127.0.0.1:2379", "--etcd-certfile=/tmp/c.crt"}, "--etcd-certfile and --etcd-keyfile go together"},
+		{[]string{"--etcd-servers=https://127.0.0.1:2379", "--etcd-cafile=/nonexistent/ca.crt"}, "--etcd-cafile"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -104,6 +108,14 @@ func TestParseFlags(t *testing.T) {
 				t.Errorf("exit code %d, want 2", code)
 			}
 		})
+	}
+
+	o, err = parseFlags([]string{"--etcd-servers=http://127.0.0.1:2379,http://127.0.0.1:2380", "--etcd-prefix=/kapi", "--etcd-compaction-interval=0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (apiserver.EtcdConfig{Servers: []string{"http://127.0.0.1:2379", "http://127.0.0.1:2380"}, Prefix: "/kapi", CompactInterval: -1}); !reflect.DeepEqual(o.etcd, want) {
+		t.Errorf("etcd flags: %+v, want %+v", o.etcd, want)
 	}
 
 	var stderr bytes.Buffer
