@@ -474,25 +474,9 @@ func (e *Etcd) GuaranteedUpdate(ctx context.Context, key string, allowCreate boo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if cur == nil && !allowCreate {
-			return nil, &Error{Code: CodeNotFound, Key: key, ResourceVersion: rev}
-		}
-		if err := checkPreconditions(key, pre, cur); err != nil {
-			return nil, err
-		}
-		obj, err := tryUpdate(cur)
-		if err != nil {
-			return nil, err
-		}
-		if obj == nil || isNilObject(obj) {
-			return nil, &Error{Code: CodeInvalidObject, Key: key, Message: "update returned no object"}
-		}
-		if cur != nil && sameObject(obj, cur) {
-			return cur, nil
-		}
-		if v := obj.GetResourceVersion(); v != "" && (cur == nil || v != cur.GetResourceVersion()) {
-			return nil, &Error{Code: CodeConflict, Key: key, ResourceVersion: uint64(modRev),
-				Message: "the object has been modified; please apply your changes to the latest version and try again"}
+		obj, noop, err := applyUpdate(key, allowCreate, pre, cur, rev, uint64(modRev), tryUpdate)
+		if err != nil || noop {
+			return obj, err
 		}
 		data, err := e.encode(key, obj)
 		if err != nil {
@@ -821,20 +805,8 @@ func (w *etcdWatcher) run() {
 	defer close(w.exited)
 	defer close(w.out)
 	defer w.close()
-	var tick <-chan time.Time
-	if w.bookmark > 0 {
-		t := time.NewTicker(w.bookmark)
-		defer t.Stop()
-		tick = t.C
-	}
-	var at <-chan time.Time
-	if !w.bookmarkAt.IsZero() {
-		if d := time.Until(w.bookmarkAt); d > 0 {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			at = t.C
-		}
-	}
+	tick, at, stopTimers := bookmarkTimers(w.bookmark, w.bookmarkAt)
+	defer stopTimers()
 	wantProgress := false // a bookmark was asked for: the next progress response makes one
 	active := false       // an event was queued since the last tick
 	var final *Event

@@ -313,25 +313,9 @@ func (m *Memory) GuaranteedUpdate(ctx context.Context, key string, allowCreate b
 		if err != nil {
 			return nil, err
 		}
-		if cur == nil && !allowCreate {
-			return nil, &Error{Code: CodeNotFound, Key: key, ResourceVersion: m.rev.Load()}
-		}
-		if err := checkPreconditions(key, pre, cur); err != nil {
-			return nil, err
-		}
-		obj, err := tryUpdate(cur)
-		if err != nil {
-			return nil, err
-		}
-		if obj == nil || isNilObject(obj) {
-			return nil, &Error{Code: CodeInvalidObject, Key: key, Message: "update returned no object"}
-		}
-		if cur != nil && sameObject(obj, cur) {
-			return cur, nil
-		}
-		if rv := obj.GetResourceVersion(); rv != "" && (cur == nil || rv != cur.GetResourceVersion()) {
-			return nil, &Error{Code: CodeConflict, Key: key, ResourceVersion: seen,
-				Message: "the object has been modified; please apply your changes to the latest version and try again"}
+		obj, noop, err := applyUpdate(key, allowCreate, pre, cur, m.rev.Load(), seen, tryUpdate)
+		if err != nil || noop {
+			return obj, err
 		}
 		data, err := m.encode(key, obj)
 		if err != nil {
@@ -398,6 +382,35 @@ func (m *Memory) Delete(ctx context.Context, key string, pre *Preconditions, val
 		}
 		return last, nil
 	}
+}
+
+// applyUpdate is one try of a GuaranteedUpdate on cur (nil if the key is
+// empty): the checks, then tryUpdate. It returns the object to store, or
+// cur with noop set when tryUpdate returned it unchanged, or the error that
+// ends the update. rev is the revision a NotFound error carries, seen the
+// one of cur's key a conflict carries.
+func applyUpdate(key string, allowCreate bool, pre *Preconditions, cur Object, rev, seen uint64,
+	tryUpdate func(current Object) (Object, error)) (obj Object, noop bool, err error) {
+	if cur == nil && !allowCreate {
+		return nil, false, &Error{Code: CodeNotFound, Key: key, ResourceVersion: rev}
+	}
+	if err := checkPreconditions(key, pre, cur); err != nil {
+		return nil, false, err
+	}
+	if obj, err = tryUpdate(cur); err != nil {
+		return nil, false, err
+	}
+	if obj == nil || isNilObject(obj) {
+		return nil, false, &Error{Code: CodeInvalidObject, Key: key, Message: "update returned no object"}
+	}
+	if cur != nil && sameObject(obj, cur) {
+		return cur, true, nil
+	}
+	if rv := obj.GetResourceVersion(); rv != "" && (cur == nil || rv != cur.GetResourceVersion()) {
+		return nil, false, &Error{Code: CodeConflict, Key: key, ResourceVersion: seen,
+			Message: "the object has been modified; please apply your changes to the latest version and try again"}
+	}
+	return obj, false, nil
 }
 
 // current returns the live object under key (nil if none) and the revision of

@@ -82,6 +82,18 @@ func (s *shifted) pre(p *Preconditions) *Preconditions {
 	return &c
 }
 
+// predicate runs pred on objects seen lowered.
+func (s *shifted) predicate(pred func(Object) bool) func(Object) bool {
+	if pred == nil {
+		return nil
+	}
+	return func(o Object) bool {
+		s.down(o)
+		defer s.up(o)
+		return pred(o)
+	}
+}
+
 func (s *shifted) Revision() uint64 { return s.Etcd.Revision() - s.base }
 
 func (s *shifted) Compact(rev uint64) { s.Etcd.Compact(rev + s.base) }
@@ -124,14 +136,7 @@ func (s *shifted) Delete(ctx context.Context, key string, pre *Preconditions, va
 
 func (s *shifted) List(ctx context.Context, prefix string, opts ListOptions) (*ListResult, error) {
 	opts.ReadOptions = s.read(opts.ReadOptions)
-	if opts.Predicate != nil {
-		pred := opts.Predicate
-		opts.Predicate = func(o Object) bool {
-			s.down(o)
-			defer s.up(o)
-			return pred(o)
-		}
-	}
+	opts.Predicate = s.predicate(opts.Predicate)
 	res, err := s.Etcd.List(ctx, prefix, opts)
 	if err != nil {
 		return nil, s.err(err)
@@ -147,14 +152,7 @@ func (s *shifted) Watch(ctx context.Context, prefix string, opts WatchOptions) (
 	if opts.ResourceVersion > 0 {
 		opts.ResourceVersion += s.base
 	}
-	if opts.Predicate != nil {
-		pred := opts.Predicate
-		opts.Predicate = func(o Object) bool {
-			s.down(o)
-			defer s.up(o)
-			return pred(o)
-		}
-	}
+	opts.Predicate = s.predicate(opts.Predicate)
 	w, err := s.Etcd.Watch(ctx, prefix, opts)
 	if err != nil {
 		return nil, s.err(err)

@@ -109,6 +109,30 @@ func (m *Memory) snapshotLocked(prefix string, rev uint64) []version {
 	return out
 }
 
+// bookmarkTimers returns the channels of a watch's bookmarks: tick every
+// interval (nil if it is not positive) and at once at the time at (nil if
+// it is zero or past), and the function that stops them.
+func bookmarkTimers(interval time.Duration, at time.Time) (tick, once <-chan time.Time, stop func()) {
+	var stops []func() bool
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		tick = t.C
+		stops = append(stops, func() bool { t.Stop(); return true })
+	}
+	if !at.IsZero() {
+		if d := time.Until(at); d > 0 {
+			t := time.NewTimer(d)
+			once = t.C
+			stops = append(stops, t.Stop)
+		}
+	}
+	return tick, once, func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
 // memWatcher is a running watch: one goroutine (run) owned by the store, that
 // scans the event log from pos, queues the events it should deliver and
 // feeds them to out.
@@ -165,20 +189,8 @@ func (w *memWatcher) run() {
 		}
 	}
 
-	var tick <-chan time.Time
-	if w.bookmark > 0 {
-		t := time.NewTicker(w.bookmark)
-		defer t.Stop()
-		tick = t.C
-	}
-	var at <-chan time.Time
-	if !w.bookmarkAt.IsZero() {
-		if d := time.Until(w.bookmarkAt); d > 0 {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			at = t.C
-		}
-	}
+	tick, at, stopTimers := bookmarkTimers(w.bookmark, w.bookmarkAt)
+	defer stopTimers()
 	delivered := false // since the last tick
 	ctxDone := w.ctx.Done()
 	for {
