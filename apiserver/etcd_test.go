@@ -52,10 +52,11 @@ func TestEtcdKey(t *testing.T) {
 	}
 }
 
-// startEtcd starts an etcd member for the test, stopped at its end.
-func startEtcd(t testing.TB) *etcdtest.Member {
+// startEtcd starts an etcd member (or a cluster of members) for the test,
+// stopped at its end.
+func startEtcd(t testing.TB, members ...int) *etcdtest.Member {
 	t.Helper()
-	m, err := etcdtest.Start(etcdtest.Config{})
+	m, err := etcdtest.Start(etcdtest.Config{Members: append(members, 1)[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +64,17 @@ func startEtcd(t testing.TB) *etcdtest.Member {
 	return m
 }
 
-// newEtcdServer starts a server on the etcd member m, closed at the end of
-// the test.
+// newEtcdServer starts a server on the etcd cluster m, closed at the end
+// of the test.
 func newEtcdServer(t testing.TB, m *etcdtest.Member, edits ...func(*Config)) *Server {
 	t.Helper()
-	cfg := Config{Etcd: EtcdConfig{Servers: m.Endpoints}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return newEtcdServerOn(t, m.Endpoints, edits...)
+}
+
+// newEtcdServerOn starts a server on the etcd members at endpoints.
+func newEtcdServerOn(t testing.TB, endpoints []string, edits ...func(*Config)) *Server {
+	t.Helper()
+	cfg := Config{Etcd: EtcdConfig{Servers: endpoints}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, e := range edits {
 		e(&cfg)
 	}
@@ -81,11 +88,20 @@ func newEtcdServer(t testing.TB, m *etcdtest.Member, edits ...func(*Config)) *Se
 
 // TestEtcdReplicas runs two servers on one etcd: each sees the other's
 // writes (in a watch and in a consistent list), and an update based on a
-// version the other replaced fails with 409 whichever server gets it.
+// version the other replaced fails with 409 whichever server gets it. On a
+// cluster of three members, each server talks to a member of its own.
 func TestEtcdReplicas(t *testing.T) {
-	m := startEtcd(t)
-	a := newEtcdServer(t, m)
-	b := newEtcdServer(t, m)
+	for _, members := range []int{1, 3} {
+		t.Run(fmt.Sprintf("members=%d", members), func(t *testing.T) {
+			m := startEtcd(t, members)
+			a := newEtcdServerOn(t, m.Endpoints[:1])
+			b := newEtcdServerOn(t, m.Endpoints[len(m.Endpoints)-1:])
+			testReplicas(t, a, b)
+		})
+	}
+}
+
+func testReplicas(t *testing.T, a, b *Server) {
 	hb := httptest.NewServer(b)
 	defer hb.Close()
 	defer hb.CloseClientConnections()

@@ -24,74 +24,96 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/goleak"
 )
 
-// Member is a running single-member etcd cluster.
+// Member is a running etcd cluster of one member, or of Config.Members.
 type Member struct {
-	// Endpoints are the client URLs (http://127.0.0.1:PORT).
+	// Endpoints are the client URLs (http://127.0.0.1:PORT), one per member.
 	Endpoints []string
-	etcd      *embed.Etcd
-	dir       string
+	etcds     []*embed.Etcd
+	dirs      []string
 }
 
-// Config configures a member; the zero value is a test's member.
+// Config configures a cluster; the zero value is a test's single member.
 type Config struct {
-	// Fsync makes the member fsync its log as a production member does
-	// (benchmarks); by default it does not, a test's data need not
+	// Members is the number of members (default 1).
+	Members int
+	// Fsync makes the members fsync their logs as production members do
+	// (benchmarks); by default they do not, a test's data need not
 	// survive a crash of the machine.
 	Fsync bool
 }
 
-// Start starts a member in a new temporary directory and waits until it
-// serves (at most a minute).
+// Start starts the members, each in a new temporary directory, and waits
+// until they serve (at most a minute).
 func Start(c Config) (*Member, error) {
-	dir, err := os.MkdirTemp("", "kapi-etcd-")
-	if err != nil {
-		return nil, err
+	n := max(c.Members, 1)
+	m := &Member{}
+	var cfgs []*embed.Config
+	var initial []string
+	for i := range n {
+		dir, err := os.MkdirTemp("", "kapi-etcd-")
+		if err != nil {
+			m.Stop()
+			return nil, err
+		}
+		m.dirs = append(m.dirs, dir)
+		cfg := embed.NewConfig()
+		cfg.Name = fmt.Sprintf("kapi-test-%d", i)
+		cfg.Dir = dir
+		cfg.UnsafeNoFsync = !c.Fsync
+		cfg.LogLevel = "panic" // its errors at Stop ("server closed") are expected
+		cfg.Logger = "zap"
+		cfg.LogOutputs = []string{"stderr"}
+		client, peer, err := freeURLs()
+		if err != nil {
+			m.Stop()
+			return nil, err
+		}
+		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+		initial = append(initial, cfg.Name+"="+peer.String())
+		m.Endpoints = append(m.Endpoints, client.String())
+		cfgs = append(cfgs, cfg)
 	}
-	cfg := embed.NewConfig()
-	cfg.Name = "kapi-test"
-	cfg.Dir = dir
-	cfg.UnsafeNoFsync = !c.Fsync
-	cfg.LogLevel = "panic" // its errors at Stop ("server closed") are expected
-	cfg.Logger = "zap"
-	cfg.LogOutputs = []string{"stderr"}
-	client, peer, err := freeURLs()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	for _, cfg := range cfgs {
+		cfg.InitialCluster = strings.Join(initial, ",")
+		e, err := embed.StartEtcd(cfg)
+		if err != nil {
+			m.Stop()
+			return nil, fmt.Errorf("etcdtest: starting etcd: %w", err)
+		}
+		m.etcds = append(m.etcds, e)
 	}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
-	cfg.InitialCluster = cfg.Name + "=" + peer.String()
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("etcdtest: starting etcd: %w", err)
+	timeout := time.After(time.Minute)
+	for _, e := range m.etcds {
+		select {
+		case <-e.Server.ReadyNotify():
+		case err := <-e.Err():
+			m.Stop()
+			return nil, fmt.Errorf("etcdtest: etcd failed: %w", err)
+		case <-timeout:
+			m.Stop()
+			return nil, errors.New("etcdtest: etcd did not become ready within a minute")
+		}
 	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case err := <-e.Err():
-		e.Close()
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("etcdtest: etcd failed: %w", err)
-	case <-time.After(time.Minute):
-		e.Close()
-		os.RemoveAll(dir)
-		return nil, errors.New("etcdtest: etcd did not become ready within a minute")
-	}
-	return &Member{Endpoints: []string{client.String()}, etcd: e, dir: dir}, nil
+	return m, nil
 }
 
-// Stop stops the member and removes its directory.
+// Stop stops the members and removes their directories.
 func (m *Member) Stop() {
-	m.etcd.Close()
-	<-m.etcd.Server.StopNotify()
-	os.RemoveAll(m.dir)
+	for _, e := range m.etcds {
+		e.Close()
+		<-e.Server.StopNotify()
+	}
+	for _, d := range m.dirs {
+		os.RemoveAll(d)
+	}
 }
 
 // freeURLs returns two loopback URLs on ports free now.
