@@ -156,7 +156,7 @@ func (s *Server) startRBAC() error {
 // goroutine stopped by Close, once s.store is final.
 func (s *Server) followRBAC() {
 	idx := s.rbac
-	s.followStore(rbacPrefix, idx.from, time.Second, func(ctx context.Context) {
+	s.followStore(s.groupPrefix(rbacGroup), idx.from, time.Second, func(ctx context.Context) { // put and remove skip other objects
 		if err := idx.load(ctx, s.store); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.Error("apiserver: rbac index", "err", err)
 		}

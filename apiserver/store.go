@@ -155,6 +155,19 @@ func groupSegment(group string) string {
 	return group
 }
 
+// groupKey is the prefix of the keys of every resource of group ("/core/").
+func groupKey(group string) string { return "/" + groupSegment(group) + "/" }
+
+// groupPrefix is the prefix a watch of every resource of group follows:
+// groupKey, or on etcd the whole store, since kube-apiserver's layout there
+// has no prefix per group (the watch's handler then skips other objects).
+func (s *Server) groupPrefix(group string) string {
+	if len(s.cfg.Etcd.Servers) > 0 {
+		return "/"
+	}
+	return groupKey(group)
+}
+
 // storageKey is keyOf for an object (or, name "", the collection) of res;
 // the namespace is ignored for a cluster-scoped resource.
 func storageKey(res *registry.Resource, namespace, name string) string {

@@ -28,6 +28,9 @@ func TestKeyOf(t *testing.T) {
 			t.Errorf("keyOf(%q, %q, %q, %q) = %q, want %q", tc.group, tc.resource, tc.namespace, tc.name, got, tc.want)
 		}
 	}
+	if got := groupKey(""); got != "/core/" {
+		t.Errorf("groupKey(\"\") = %q", got)
+	}
 	if got := namespaceKey("x"); got != "/core/namespaces/x" {
 		t.Errorf("namespaceKey = %q", got)
 	}
