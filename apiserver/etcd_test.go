@@ -22,6 +22,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	corev1 "github.com/kapi-dev/kapi/api/core/v1"
+	metav1 "github.com/kapi-dev/kapi/api/meta/v1"
+	"github.com/kapi-dev/kapi/apiserver/storage"
 	"github.com/kapi-dev/kapi/codec"
 	"github.com/kapi-dev/kapi/internal/etcdtest"
 )
@@ -442,5 +445,61 @@ func TestEtcdWithKubeAPIServer(t *testing.T) {
 	}
 	if _, pm := kapi("GET", "/api/v1/namespaces/"+ns+"/configmaps/from-kapi", ""); fmt.Sprint(pm["data"]) != "map[k:kube]" {
 		t.Fatalf("kapi reads %v after kube-apiserver's update", pm["data"])
+	}
+}
+
+// TestEtcdNamespaceCleanupElected: on etcd the replica that runs the
+// garbage collector cleans up every namespace being deleted, also one that
+// another replica left Terminating (as a replica that stopped half-way
+// leaves it) and one deleted through the replica that does not lead.
+func TestEtcdNamespaceCleanupElected(t *testing.T) {
+	m := startEtcd(t)
+	short := func(c *Config) { c.Etcd.ElectionLeaseDuration = time.Second }
+	a := newEtcdServer(t, m, short)
+	b := newEtcdServer(t, m, short)
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(10 * time.Millisecond) // polling a condition, with a deadline
+		}
+	}
+	waitFor("a leader", func() bool { return a.leading.Load()+b.leading.Load() == 1 })
+	other := b
+	if b.leading.Load() == 1 {
+		other = a
+	}
+	for _, ns := range []string{"left", "deleted"} {
+		if rec := crdServe(t, other, "POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`); rec.Code != 201 {
+			t.Fatalf("namespace %s: %d %s", ns, rec.Code, rec.Body)
+		}
+		if rec := crdServe(t, other, "POST", "/api/v1/namespaces/"+ns+"/configmaps", `{"metadata":{"name":"content"}}`); rec.Code != 201 {
+			t.Fatalf("configmap in %s: %d %s", ns, rec.Code, rec.Body)
+		}
+	}
+	// What a replica that stopped right after marking the namespace leaves.
+	key := keyOf("", "namespaces", "", "left")
+	if _, err := other.base.GuaranteedUpdate(context.Background(), key, false, nil, func(cur storage.Object) (storage.Object, error) {
+		n := cur.(*corev1.Namespace).DeepCopy()
+		now := metav1.Now()
+		n.DeletionTimestamp = &now
+		n.Status.Phase = corev1.NamespaceTerminating
+		return n, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := crdServe(t, other, "DELETE", "/api/v1/namespaces/deleted", ""); rec.Code != 200 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	for _, ns := range []string{"left", "deleted"} {
+		waitFor(ns+" cleaned up", func() bool {
+			return crdServe(t, other, "GET", "/api/v1/namespaces/"+ns, "").Code == 404
+		})
+	}
+	if other.leading.Load() != 0 {
+		t.Fatal("the leader changed during the test")
 	}
 }

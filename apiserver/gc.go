@@ -224,6 +224,13 @@ func (g *garbageCollector) handle(ev storage.Event) bool {
 	case storage.Added, storage.Modified:
 		if ev.Object != nil {
 			g.upsert(ev.Object)
+			if g.ready && ev.Object.GetDeletionTimestamp() != nil {
+				if res := g.resourceOf(ev.Object); res != nil && res.Group == "" && res.Resource == "namespaces" {
+					// The elected replica cleans every namespace being
+					// deleted, whichever replica took the DELETE.
+					g.s.startNamespaceCleanup(ev.Object.GetName())
+				}
+			}
 		}
 	case storage.Deleted:
 		if ev.Object != nil {

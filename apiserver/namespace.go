@@ -36,6 +36,10 @@ func markTerminating(obj storage.Object) {
 // so that it reacts to finalizers being removed without polling. At most one
 // runs per namespace; a second delete of a terminating namespace does not
 // start another.
+//
+// On etcd the garbage collector's elected replica starts it, for every
+// namespace it sees being deleted (namespaceCleanupElected); alone, the
+// DELETE starts it at once.
 func (s *Server) startNamespaceCleanup(ns string) {
 	if s.cfg.DisableNamespaceController {
 		return
@@ -346,3 +350,11 @@ func gracePending(obj storage.Object) bool {
 // deleteAll is DeleteOptions with nothing set: no preconditions, the
 // resource's default propagation.
 var deleteAll metav1.DeleteOptions
+
+// namespaceCleanupElected reports whether namespace cleanups are left to
+// the replica elected to run the garbage collector (servers on etcd with
+// the collector on), which starts one for every namespace it sees being
+// deleted, also those a replica that stopped left half done.
+func (s *Server) namespaceCleanupElected() bool {
+	return len(s.cfg.Etcd.Servers) > 0 && !s.cfg.DisableGarbageCollector
+}

@@ -294,7 +294,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 	if plan.next == nil && !plan.remove {
 		// Already marked as this delete would: a pending graceful deletion,
 		// or a namespace being cleaned up (resumed if it is not).
-		if res.Group == "" && res.Resource == "namespaces" {
+		if res.Group == "" && res.Resource == "namespaces" && !s.namespaceCleanupElected() {
 			s.startNamespaceCleanup(cur.GetName())
 		}
 		return cur, false, nil
@@ -314,7 +314,7 @@ func (s *Server) tryDelete(ctx context.Context, res *registry.Resource, key stri
 			return nil, false, err
 		}
 		if !plan.remove {
-			if res.Group == "" && res.Resource == "namespaces" {
+			if res.Group == "" && res.Resource == "namespaces" && !s.namespaceCleanupElected() {
 				s.startNamespaceCleanup(out.GetName())
 			}
 			return out, false, nil
