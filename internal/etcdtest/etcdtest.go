@@ -27,13 +27,15 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/goleak"
 )
 
 // Member is a running etcd cluster of one member, or of Config.Members.
 type Member struct {
-	// Endpoints are the client URLs (http://127.0.0.1:PORT), one per member.
+	// Endpoints are the client URLs (http://127.0.0.1:PORT, https with
+	// Config.TLS), one per member.
 	Endpoints []string
 	etcds     []*embed.Etcd
 	dirs      []string
@@ -47,6 +49,16 @@ type Config struct {
 	// (benchmarks); by default they do not, a test's data need not
 	// survive a crash of the machine.
 	Fsync bool
+	// TLS, if set, makes the members serve their clients over TLS with
+	// this certificate and require client certificates signed by its CA,
+	// as a production cluster does (Endpoints are then https URLs).
+	TLS *TLSFiles
+}
+
+// TLSFiles are the PEM files of a member's TLS (Config.TLS).
+type TLSFiles struct {
+	CertFile, KeyFile string // the member's serving certificate and key
+	CAFile            string // the CA that signs the clients' certificates
 }
 
 // Start starts the members, each in a new temporary directory, and waits
@@ -74,6 +86,11 @@ func Start(c Config) (*Member, error) {
 		if err != nil {
 			m.Stop()
 			return nil, err
+		}
+		if c.TLS != nil {
+			client.Scheme = "https"
+			cfg.ClientTLSInfo = transport.TLSInfo{CertFile: c.TLS.CertFile, KeyFile: c.TLS.KeyFile,
+				TrustedCAFile: c.TLS.CAFile, ClientCertAuth: true}
 		}
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
