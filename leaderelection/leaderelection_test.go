@@ -384,7 +384,19 @@ func chaos(t *testing.T, seed uint64) {
 	for _, id := range ids {
 		running[id].partitioned.Store(false)
 	}
-	w.step(20 * time.Second)
+	// Once the faults stop, one candidate must lead within a bound. The
+	// Lease's last write may land late (fake time runs on while a request
+	// is in flight on a loaded machine), and a candidate counts its
+	// duration from when it sees it: a standby sees it within one retry,
+	// waits LeaseDuration, and takes it at its next retry. Twice that
+	// leaves room for one more such write; never two leaders meanwhile.
+	bound := 2 * (DefaultLeaseDuration + 2*maxRetry)
+	for waited := time.Duration(0); len(w.leaders()) != 1 && waited < bound; waited += time.Second {
+		if l := w.leaders(); len(l) > 1 {
+			t.Fatalf("leaders at %v: %v", w.clock.Now().Sub(epoch), l)
+		}
+		w.step(time.Second)
+	}
 	leader := w.leader()
 	mu.Lock()
 	defer mu.Unlock()
